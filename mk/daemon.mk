@@ -1,0 +1,80 @@
+# mmbatchd: the tuning daemon, its unit tests, shell tests, fuzzer and leak check.
+#
+# Every tools/mmbatchd/*.c is part of the daemon (main.c only in the binary);
+# every tests/mmbatchd/unit/test_*.c is a cmocka test linked against the other
+# daemon objects; every tests/mmbatchd/*_test.sh is a scenario run by
+# tools/mmbatchd/check.sh. SAN=1 builds all of it with ASan+UBSan.
+
+MBD_SRC_DIR  := $(TOP)/tools/mmbatchd
+MBD_TEST_DIR := $(TOP)/tests/mmbatchd
+MBD_SRC      := $(wildcard $(MBD_SRC_DIR)/*.c)
+MBD_OBJ      := $(patsubst $(MBD_SRC_DIR)/%.c,$(OBJ_DIR)/mmbatchd/%.o,$(MBD_SRC))
+MBD_LIB_OBJ  := $(filter-out %/main.o,$(MBD_OBJ))
+MBD_LIBS     := -lyaml -lsystemd
+MBD_UNIT_SRC := $(wildcard $(MBD_TEST_DIR)/unit/test_*.c)
+MBD_UNIT_BIN := $(patsubst $(MBD_TEST_DIR)/unit/%.c,$(BIN_DIR)/mmbatchd-unit/%,$(MBD_UNIT_SRC))
+MBD_UNIT_OBJ := $(patsubst $(MBD_TEST_DIR)/unit/%.c,$(OBJ_DIR)/mmbatchd-unit/%.o,$(MBD_UNIT_SRC))
+MBD_FUZZ_DIR := $(OUT)/fuzz
+MBD_FUZZ_OBJ := $(patsubst $(MBD_SRC_DIR)/%.c,$(MBD_FUZZ_DIR)/obj/%.o,$(filter-out %/main.c,$(MBD_SRC)))
+MBD_FUZZ_FLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all
+# Seconds of fuzzing: short in `make check`, longer with `make fuzz`.
+FUZZ_SECONDS ?= 600
+
+## build: daemon  build out/bin/mmbatchd (SAN=1: out/san/bin/mmbatchd)
+PHONY += daemon
+daemon: $(BIN_DIR)/mmbatchd
+TOOLS_TARGETS += daemon
+MAIN_TARGETS += daemon
+
+$(BIN_DIR)/mmbatchd: $(MBD_OBJ) | deps-daemon
+	@mkdir -p $(@D) && $(CC) $(MB_LDFLAGS) -o $@ $^ $(MBD_LIBS)
+
+$(OBJ_DIR)/mmbatchd/%.o: $(MBD_SRC_DIR)/%.c | deps-daemon
+	@mkdir -p $(@D) && $(CC) $(MB_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(OBJ_DIR)/mmbatchd-unit/%.o: $(MBD_TEST_DIR)/unit/%.c | deps-daemon
+	@mkdir -p $(@D) && $(CC) $(MB_CFLAGS) -I$(MBD_SRC_DIR) -MMD -MP -c -o $@ $<
+
+$(BIN_DIR)/mmbatchd-unit/%: $(OBJ_DIR)/mmbatchd-unit/%.o $(MBD_LIB_OBJ)
+	@mkdir -p $(@D) && $(CC) $(MB_LDFLAGS) $(MBD_UNIT_LDFLAGS) -o $@ $^ $(MBD_LIBS) -lcmocka
+
+# test_apply makes knob writes fail on purpose through a linker wrap.
+$(BIN_DIR)/mmbatchd-unit/test_apply: MBD_UNIT_LDFLAGS := -Wl,--wrap=knob_write
+.SECONDARY: $(MBD_UNIT_OBJ)
+
+$(MBD_FUZZ_DIR)/obj/%.o: $(MBD_SRC_DIR)/%.c | deps-daemon
+	@mkdir -p $(@D) && clang $(MBD_FUZZ_FLAGS) -MMD -MP -c -o $@ $<
+
+$(MBD_FUZZ_DIR)/fuzz_profile: $(MBD_TEST_DIR)/fuzz/fuzz_profile.c $(MBD_FUZZ_OBJ)
+	@mkdir -p $(@D) && clang $(subst fuzzer-no-link,fuzzer,$(MBD_FUZZ_FLAGS)) -I$(MBD_SRC_DIR) -o $@ $^ $(MBD_LIBS)
+
+-include $(MBD_OBJ:.o=.d) $(MBD_FUZZ_OBJ:.o=.d) $(MBD_UNIT_OBJ:.o=.d)
+
+## test: check-daemon  mmbatchd unit tests, malformed profiles, scenario tests
+PHONY += check-daemon
+check-daemon: $(BIN_DIR)/mmbatchd $(MBD_UNIT_BIN)
+	@MMBATCHD=$(BIN_DIR)/mmbatchd MBD_UNIT_DIR=$(BIN_DIR)/mmbatchd-unit $(TOP)/tools/mmbatchd/check.sh
+CHECK_STAGES += check-daemon
+
+## test: check-daemon-san  the same suite built with ASan+UBSan
+PHONY += check-daemon-san
+check-daemon-san:
+	@$(MAKE) --no-print-directory SAN=1 check-daemon
+CHECK_STAGES += check-daemon-san
+
+## test: check-daemon-valgrind  valgrind leak check of a load/apply/rollback cycle
+PHONY += check-daemon-valgrind
+check-daemon-valgrind: $(BIN_DIR)/mmbatchd
+	@MMBATCHD=$(BIN_DIR)/mmbatchd $(TOP)/tools/mmbatchd/valgrind.sh
+CHECK_STAGES += check-daemon-valgrind
+
+## test: check-daemon-fuzz  the profile-loader fuzzer for 60 s
+PHONY += check-daemon-fuzz
+check-daemon-fuzz: $(MBD_FUZZ_DIR)/fuzz_profile
+	@FUZZ_BIN=$< FUZZ_SECONDS=60 $(TOP)/tools/mmbatchd/fuzz.sh
+CHECK_STAGES += check-daemon-fuzz
+
+## test: fuzz  the profile-loader fuzzer for FUZZ_SECONDS (default 600)
+PHONY += fuzz
+fuzz: $(MBD_FUZZ_DIR)/fuzz_profile
+	@FUZZ_BIN=$< FUZZ_SECONDS=$(FUZZ_SECONDS) $(TOP)/tools/mmbatchd/fuzz.sh

@@ -1,0 +1,52 @@
+#!/bin/bash
+# Every profile in tests/mmbatchd/bad/*.yaml must be refused by
+# `mmbatchd --once` with exit status 2, exactly the error its first line
+# announces, no journal, and the fake /proc+/sys tree unchanged.
+#
+# Header format:  # expect: LINE:COL: message          (error in this file)
+#                 # expect: inc/FILE:LINE:COL: message (error in an include)
+# @DIR@ in the message stands for the directory the profiles are copied to,
+# @ROOT@ for the fake tree.
+# Reads: MMBATCHD, TOP, BAD_DIR (default tests/mmbatchd/bad).
+. "$(dirname "$0")/lib.sh"
+setup
+
+BAD_DIR=${BAD_DIR:-$TOP/tests/mmbatchd/bad}
+fake_knob proc/sys/vm/swappiness 60
+fake_knob proc/sys/vm/dirty_ratio 20
+fake_knob proc/sys/vm/stat_ro 1
+chmod 0444 "$ROOT/proc/sys/vm/stat_ro"
+fake_knob proc/sys/kernel/numa_balancing 1
+fake_knob sys/kernel/mm/transparent_hugepage/enabled 'always [madvise] never'
+ln -s /etc/hostname "$ROOT/sys/kernel/mm/escape"
+ln -s ../../../proc/sys/vm/swappiness "$ROOT/sys/kernel/mm/cross"
+
+cp -r "$BAD_DIR" "$T/bad"
+chmod -R go-w "$T/bad"
+before=$(tree_sum)
+count=0
+for f in "$T"/bad/*.yaml; do
+	name=$(basename "$f" .yaml)
+	count=$((count + 1))
+	expect=$(sed -n '1s/^# expect: //p' "$f")
+	if [ -z "$expect" ]; then fail "$name: no '# expect:' header"; continue; fi
+	expect=${expect//@DIR@/$T/bad}
+	expect=${expect//@ROOT@/$ROOT}
+	case "$expect" in
+		[0-9]*) expect="$f:$expect" ;;
+		*) expect="$T/bad/$expect" ;;
+	esac
+	rc=0
+	actual=$("$MMBATCHD" --once "$f" --root "$ROOT" --state-dir "$STATE" 2>&1) || rc=$?
+	if [ "$rc" = 2 ] && [ "$actual" = "$expect" ]; then
+		pass "$name"
+	else
+		fail "$name: expected exit 2 and '$expect'; got exit $rc and '$actual'"
+	fi
+	if [ -e "$STATE/journal" ]; then fail "$name: a journal was written"; rm -f "$STATE/journal"; fi
+	after=$(tree_sum)
+	[ "$after" = "$before" ] || fail "$name: the fake tree changed"
+done
+expect_eq "tree checksum after $count bad profiles" "$before" "$(tree_sum)"
+[ $count -ge 40 ] || fail "only $count bad profiles (want at least 40)"
+echo "$TEST_NAME: $count bad profiles checked"

@@ -1,0 +1,72 @@
+#!/bin/bash
+# The daemon mode against a fake tree: applies on start, reports state in
+# status.json (--status) and a Prometheus textfile, reloads on SIGHUP (an
+# invalid profile keeps the old settings), restores every original on SIGTERM
+# and removes the journal; with rollback: never it leaves the values.
+# Reads: MMBATCHD, TOP.
+. "$(dirname "$0")/lib.sh"
+setup
+
+fake_knob proc/sys/vm/swappiness 60
+fake_knob proc/sys/vm/dirty_ratio 20
+fake_knob sys/kernel/mm/transparent_hugepage/enabled 'always [madvise] never'
+cat > "$PROFILES/p.yaml" <<'P'
+sysctl:
+  vm.swappiness: 30
+sysfs:
+  /sys/kernel/mm/transparent_hugepage/enabled: never
+P
+start_daemon "$PROFILES/p.yaml" --metrics-file "$T/mmbatchd.prom"
+expect_eq "swappiness while running" 30 "$(knob proc/sys/vm/swappiness)"
+expect_eq "status applied" '[{"key":"vm.swappiness","value":"30","original":"60"},{"key":"/sys/kernel/mm/transparent_hugepage/enabled","value":"never","original":"madvise"}]' "$(status_field .applied)"
+expect_eq "status profile/drains/overruns/error" "[\"$PROFILES/p.yaml\",0,0,null]" "$(status_field '[.profile,.drain.drains,.overruns,.last_error]')"
+expect_eq "status.json mode" 600 "$(stat -c %a "$STATE/status.json")"
+metric=$(grep '^mmbatchd_applied_keys ' "$T/mmbatchd.prom" || true)
+expect_eq "metrics textfile" "mmbatchd_applied_keys 2" "$metric"
+
+# SIGHUP with a changed profile: new key applied, dropped key restored.
+cat > "$PROFILES/p.yaml" <<'P'
+sysctl:
+  vm.swappiness: 40
+  vm.dirty_ratio: 5
+P
+kill -HUP "$DAEMON_PID"
+wait_reloads 1
+expect_eq "swappiness after reload" 40 "$(knob proc/sys/vm/swappiness)"
+expect_eq "dirty_ratio after reload" 5 "$(knob proc/sys/vm/dirty_ratio)"
+expect_eq "THP (dropped by the reload) restored" madvise "$(knob sys/kernel/mm/transparent_hugepage/enabled)"
+expect_eq "journal after reload" "/proc/sys/vm/swappiness	60
+/proc/sys/vm/dirty_ratio	20" "$(tail -n +3 "$STATE/journal")"
+
+# SIGHUP with an invalid profile: error logged and reported, nothing changes.
+before=$(tree_sum)
+printf 'sysctl:\n  vm.swappiness: 1\n  vm.nope: 2\n' > "$PROFILES/p.yaml"
+kill -HUP "$DAEMON_PID"
+wait_last_error
+expect_eq "last_error after a bad reload" "\"$PROFILES/p.yaml:3:3: sysctl 'vm.nope' does not exist on the running kernel ($ROOT/proc/sys/vm/nope); mark it optional if that is expected\"" "$(status_field .last_error)"
+expect_eq "tree after a bad reload" "$before" "$(tree_sum)"
+logged=$(grep -c 'reload failed, keeping the previous settings' "$T/daemon.log" || true)
+expect_eq "bad reload logged" 1 "$logged"
+
+stop_daemon
+expect_eq "daemon exit status" 0 "$DAEMON_RC"
+expect_eq "swappiness after SIGTERM" 60 "$(knob proc/sys/vm/swappiness)"
+expect_eq "dirty_ratio after SIGTERM" 20 "$(knob proc/sys/vm/dirty_ratio)"
+expect_eq "journal after SIGTERM" absent "$([ -e "$STATE/journal" ] && echo present || echo absent)"
+expect_eq "status after SIGTERM" '"stopped"' "$(status_field .state)"
+restored=$(grep -c "'vm.swappiness' (40) -> (60) restored" "$T/daemon.log" || true)
+expect_eq "rollback logged" 1 "$restored"
+
+# rollback: never leaves the values in place (and no journal behind).
+printf 'rollback: never\nsysctl:\n  vm.swappiness: 25\n' > "$PROFILES/never.yaml"
+start_daemon "$PROFILES/never.yaml"
+stop_daemon
+expect_eq "swappiness after stop with rollback: never" 25 "$(knob proc/sys/vm/swappiness)"
+expect_eq "journal after stop with rollback: never" absent "$([ -e "$STATE/journal" ] && echo present || echo absent)"
+
+# An invalid profile never starts the daemon and writes nothing.
+before=$(tree_sum)
+printf 'sysctl:\n  vm.swappiness: [1]\n' > "$PROFILES/bad.yaml"
+rc=0; out=$("$MMBATCHD" --profile "$PROFILES/bad.yaml" --root "$ROOT" --state-dir "$STATE" --foreground 2>&1) || rc=$?
+expect_eq "bad profile at start" "2 $PROFILES/bad.yaml:2:18: 'vm.swappiness' must have a scalar value, not a list" "$rc $out"
+expect_eq "tree after a refused start" "$before" "$(tree_sum)"

@@ -1,0 +1,111 @@
+# Shared helpers for tests/mmbatchd/*_test.sh (sourced, not run).
+#
+# setup        makes $T (a temp dir removed on exit), $ROOT (fake /proc+/sys
+#              tree), $STATE (state dir) and $PROFILES (profile dir)
+# fake_knob P V  creates $ROOT/P holding V (mode 0644)
+# pass MSG / fail MSG   record a result; fail exits non-zero at the end
+# expect_eq WHAT EXPECTED ACTUAL   assertion that prints both values
+# tree_sum     a checksum of every file (path, mode, content) under $ROOT
+# Reads: MMBATCHD (daemon binary under test), TOP (repo).
+set -eu
+
+: "${MMBATCHD:?MMBATCHD must name the daemon binary}"
+: "${TOP:=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
+TEST_NAME=$(basename "$0" .sh)
+test_failures=0
+
+cleanup() {
+	local rc=$?
+	if [ -n "${cleanup_hook:-}" ]; then $cleanup_hook || true; fi
+	[ -n "${T:-}" ] && rm -rf "$T"
+	if [ $test_failures -ne 0 ]; then
+		echo "$TEST_NAME: $test_failures assertion(s) failed" >&2; exit 1
+	fi
+	exit $rc
+}
+trap cleanup EXIT
+
+setup() {
+	T=$(mktemp -d "${TMPDIR:-/tmp}/mmbatchd-test.XXXXXX")
+	chmod 0755 "$T"
+	ROOT=$T/root STATE=$T/state PROFILES=$T/profiles
+	mkdir -p "$ROOT/proc/sys/vm" "$ROOT/proc/sys/kernel" "$ROOT/sys/kernel/mm/transparent_hugepage" \
+		"$ROOT/sys/devices/system/node/node0" "$PROFILES"
+	mkdir -m 0700 "$STATE"
+}
+
+fake_knob() {
+	mkdir -p "$(dirname "$ROOT/$1")"
+	printf '%s\n' "$2" > "$ROOT/$1"
+	chmod 0644 "$ROOT/$1"
+}
+
+pass() { echo "  ok: $*"; }
+fail() { echo "  FAIL: $*" >&2; test_failures=$((test_failures + 1)); }
+
+expect_eq() {
+	if [ "$2" = "$3" ]; then pass "$1 = '$3'"; else fail "$1: expected '$2', got '$3'"; fi
+}
+
+tree_sum() {
+	(cd "$ROOT" && find . -type f -printf '%p %m\n' -exec cat {} \; | sha256sum | cut -d' ' -f1)
+}
+
+knob() { cat "$ROOT/$1"; }
+
+# start_daemon PROFILE [ARGS...]: runs the daemon in the foreground in the
+# background, its log in $T/daemon.log, and waits until status.json says
+# running (or the daemon died). Sets DAEMON_PID.
+start_daemon() {
+	local profile=$1; shift
+	rm -f "$STATE/status.json"
+	"$MMBATCHD" --profile "$profile" --root "$ROOT" --state-dir "$STATE" --foreground "$@" >>"$T/daemon.log" 2>&1 &
+	DAEMON_PID=$!
+	wait_status running
+}
+
+# wait_status STATE: polls status.json until its state is STATE; fails when
+# the daemon exits first or after 20 s (a hang, not a timing assertion).
+wait_status() {
+	local i
+	for i in $(seq 200); do
+		if [ -e "$STATE/status.json" ] && [ "$(jq -r .state "$STATE/status.json")" = "$1" ]; then return 0; fi
+		if [ -n "${DAEMON_PID:-}" ] && ! kill -0 "$DAEMON_PID" 2>/dev/null; then break; fi
+		sleep 0.1
+	done
+	fail "daemon did not reach state '$1'; log:"; cat "$T/daemon.log" >&2
+	return 1
+}
+
+# status_field JQ: a field of the daemon's --status output.
+status_field() { "$MMBATCHD" --status --state-dir "$STATE" | jq -c "$1"; }
+
+# wait_reloads N: polls until the daemon counted N successful reloads, or
+# its last_error changed from null (for failed reloads).
+wait_reloads() {
+	local i
+	for i in $(seq 200); do
+		[ "$(status_field .reloads)" = "$1" ] && return 0
+		sleep 0.1
+	done
+	fail "reload count did not reach $1"
+}
+
+wait_last_error() {
+	local i
+	for i in $(seq 200); do
+		[ "$(status_field .last_error)" != null ] && return 0
+		sleep 0.1
+	done
+	fail "last_error stayed null"
+}
+
+stop_daemon() {
+	kill -TERM "$DAEMON_PID"
+	DAEMON_RC=0
+	wait "$DAEMON_PID" || DAEMON_RC=$?
+	DAEMON_PID=
+}
+
+kill_daemon_hook() { [ -n "${DAEMON_PID:-}" ] && kill -9 "$DAEMON_PID" 2>/dev/null; return 0; }
+cleanup_hook=kill_daemon_hook

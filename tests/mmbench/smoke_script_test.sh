@@ -1,0 +1,122 @@
+# tools/mmbench/mmbatch-smoke against a fake root (SMOKE_ROOT): a pending
+# mark runs, stores, compares and clears; no mark does nothing; a much better
+# previous kernel makes it fail with the verdict in the output; a failed
+# benchmark fails it; without mmbatchd's smoke section the documented
+# defaults are used. Uses the real mmbench; a fake mmbatchd prints the smoke
+# section (the real one is tried too when it knows --show-smoke).
+. "$(dirname "$0")/lib.sh"
+setup
+
+SCRIPT=$TOP/tools/mmbench/mmbatch-smoke
+real_mmbatchd=${MMBATCHD:-}
+export SMOKE_ROOT=$T/root MMBENCH
+state=$SMOKE_ROOT/var/lib/mmbatch
+mkdir -p "$state/pending" "$SMOKE_ROOT/etc/mmbatch"
+cat > "$T/mmbatchd" <<'FAKE'
+#!/bin/sh
+[ "$1" = --show-smoke ] || exit 2
+echo '{"benchmarks":["fault"],"threshold_pct":5.0,"timeout_s":60}'
+FAKE
+chmod +x "$T/mmbatchd"
+export MMBATCHD=$T/mmbatchd
+new_kver=9.9.9-mmbatch1-test old_kver=9.9.8-stock
+
+# 1. not pending: nothing happens
+run_cmd idle env SMOKE_KVER=$new_kver "$SCRIPT"
+expect_eq "not pending: exit" 0 "$RC"
+expect_match "not pending: says so" 'is not pending .* nothing to do' "$T/idle.out"
+expect_eq "not pending: no results" "" "$(ls "$state/results" 2>/dev/null || true)"
+
+# 2. first smoke run on this host: stored, no baseline, mark cleared
+: > "$state/pending/$old_kver"
+run_cmd first env SMOKE_KVER=$old_kver SMOKE_STAMP=20260101T000000Z "$SCRIPT"
+expect_eq "first run: exit" 0 "$RC"
+expect_match "first run: no baseline" 'verdict: none: no earlier result' "$T/first.out"
+schema_ok "first run result" "$state/results/$old_kver/20260101T000000Z.json" --command smoke --status fault=ok
+expect_eq "first run: pending mark cleared" absent "$( [ -e "$state/pending/$old_kver" ] && echo present || echo absent)"
+expect_eq "first run: last-booted" "$old_kver" "$(cat "$state/last-booted")"
+
+# 3. the previous kernel was 10x faster: regression, exit 1, verdict logged
+jq '.results[0].metrics |= map(if .better == "higher" then .values |= map(. * 10)
+	elif .better == "lower" then .values |= map(. / 10) else . end
+	| .median = (.values | sort | if length % 2 == 1 then .[length / 2 | floor]
+	  else (.[length / 2 - 1] + .[length / 2]) / 2 end))' \
+	"$state/results/$old_kver/20260101T000000Z.json" > "$T/fast.json"
+mv "$T/fast.json" "$state/results/$old_kver/20260101T000000Z.json"
+: > "$state/pending/$new_kver"
+run_cmd worse env SMOKE_KVER=$new_kver SMOKE_STAMP=20260102T000000Z "$SCRIPT"
+expect_eq "regression: exit" 1 "$RC"
+expect_match "regression: compared with the last-booted kernel" "comparing with .*/results/$old_kver/20260101T000000Z.json" "$T/worse.out"
+expect_match "regression: compare table" '^fault +pages_per_s .* worse REGRESSION$' "$T/worse.out"
+expect_match "regression: verdict" "verdict: REGRESSION: kernel $new_kver is worse than $old_kver" "$T/worse.out"
+expect_eq "regression: pending mark cleared" absent "$( [ -e "$state/pending/$new_kver" ] && echo present || echo absent)"
+expect_eq "regression: last-booted" "$new_kver" "$(cat "$state/last-booted")"
+
+# 4. the previous (now: new_kver) result was 10x slower: better, exit 0
+jq '.results[0].metrics |= map(if .better == "higher" then .values |= map(. / 10)
+	elif .better == "lower" then .values |= map(. * 10) else . end
+	| .median = (.values | sort | if length % 2 == 1 then .[length / 2 | floor]
+	  else (.[length / 2 - 1] + .[length / 2]) / 2 end))' \
+	"$state/results/$new_kver/20260102T000000Z.json" > "$T/slow.json"
+mv "$T/slow.json" "$state/results/$new_kver/20260102T000000Z.json"
+: > "$state/pending/$new_kver"
+run_cmd better env SMOKE_KVER=$new_kver SMOKE_STAMP=20260103T000000Z "$SCRIPT"
+expect_eq "improvement: exit" 0 "$RC"
+expect_match "improvement: pages_per_s better" '^fault +pages_per_s .* better$' "$T/better.out"
+expect_match "improvement: verdict" "verdict: no regression beyond 5.0 % for kernel $new_kver" "$T/better.out"
+
+# 5. a benchmark failed (an integrity mismatch): exit 1 even with no baseline
+cat > "$T/failing-mmbench" <<FAKE
+#!/bin/sh
+# the real mmbench, but smoke results come back failed
+"$MMBENCH" "\$@" || exit \$?
+[ "\$1" = smoke ] || exit 0
+for out; do :; done
+jq '.results[0].status = "failed" | .results[0].reason = "1 corrupt bytes"' "\$out" > "\$out.f" && mv "\$out.f" "\$out"
+exit 1
+FAKE
+chmod +x "$T/failing-mmbench"
+rm -rf "$state/results" "$state/last-booted"
+: > "$state/pending/$new_kver"
+run_cmd failed env SMOKE_KVER=$new_kver MMBENCH="$T/failing-mmbench" "$SCRIPT"
+expect_eq "failed benchmark: exit" 1 "$RC"
+expect_match "failed benchmark: verdict" "verdict: FAILED: a smoke benchmark failed on kernel $new_kver" "$T/failed.out"
+
+# 6. mmbatchd cannot give the smoke section: documented defaults, warned
+cat > "$T/old-mmbatchd" <<'FAKE'
+#!/bin/sh
+echo "mmbatchd: unknown option '$1'" >&2
+exit 2
+FAKE
+chmod +x "$T/old-mmbatchd"
+: > "$state/pending/$new_kver"
+run_cmd defaults env SMOKE_KVER=$new_kver MMBATCHD="$T/old-mmbatchd" SMOKE_STAMP=20260104T000000Z "$SCRIPT"
+expect_eq "defaults: exit" 0 "$RC"
+expect_match "defaults: warning" "warning: .*--show-smoke .* failed \(mmbatchd: unknown option '--show-smoke'\): default smoke section" "$T/defaults.err"
+expect_eq "defaults: the default list ran" "fault,munmap,exitdrain,integrity" \
+	"$(jq -r '[.results[].benchmark] | join(",")' "$state/results/$new_kver/20260104T000000Z.json")"
+
+# 7. bad input
+run_cmd badopt "$SCRIPT" --frob
+expect_eq "unknown option: exit" 2 "$RC"
+run_cmd badkver env SMOKE_KVER=../x "$SCRIPT"
+expect_eq "bad kernel release: exit" 2 "$RC"
+
+# 8. the real mmbatchd, once it prints the smoke section
+real=$real_mmbatchd
+if [ -n "$real" ] && [ -x "$real" ]; then
+	cat > "$SMOKE_ROOT/etc/mmbatch/mmbatchd.yaml" <<'YAML'
+smoke:
+  benchmarks: [fault]
+  threshold_pct: 7
+  timeout_s: 60
+YAML
+	if "$real" --show-smoke "$SMOKE_ROOT/etc/mmbatch/mmbatchd.yaml" > "$T/real-show.json" 2> "$T/real-show.err"; then
+		: > "$state/pending/$new_kver"
+		run_cmd real env SMOKE_KVER=$new_kver MMBATCHD="$real" SMOKE_STAMP=20260105T000000Z "$SCRIPT"
+		expect_eq "real mmbatchd: exit" 0 "$RC"
+		expect_match "real mmbatchd: threshold from the profile" 'threshold 7(\.0)? %' "$T/real.out"
+	else
+		echo "  note: $real --show-smoke not available yet ($(head -n1 "$T/real-show.err")); fake mmbatchd only"
+	fi
+fi

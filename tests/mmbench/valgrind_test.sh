@@ -1,0 +1,32 @@
+# valgrind on compare (good inputs, a regression, bad inputs, --plot) and on
+# one short benchmark and smoke run: no invalid access, no leak. Skipped
+# under SAN=1, where ASan already checks and valgrind cannot run beside it.
+. "$(dirname "$0")/lib.sh"
+setup
+
+if [ "${SAN:-}" = 1 ]; then
+	echo "  skipped under SAN=1 (ASan+UBSan check this build)"
+	exit 0
+fi
+
+vg() {
+	local what=$1 want=$2; shift 2
+	run_cmd vg valgrind -q --error-exitcode=99 --leak-check=full --show-leak-kinds=definite,indirect,possible \
+		--errors-for-leak-kinds=definite,indirect,possible --trace-children=no "$@"
+	expect_eq "valgrind $what: exit" "$want" "$RC"
+	if [ "$RC" = 99 ]; then sed 's/^/      | /' "$T/vg.err" >&2; fi
+}
+
+"$MMBENCH" fault --quick --reps 3 --size-mib 1 -o "$T/a.json" > /dev/null
+jq '.results[0].metrics |= map(if .better == "higher" then .values |= map(. / 10) else . end
+	| .median = (.values | sort | .[1]))' "$T/a.json" > "$T/slow.json"
+printf '{"schema": "other"}\n' > "$T/foreign.json"
+printf '{"schema": \n' > "$T/broken.json"
+
+vg "compare A A" 0 "$MMBENCH" compare "$T/a.json" "$T/a.json"
+vg "compare regression + plot" 1 "$MMBENCH" compare "$T/a.json" "$T/slow.json" --plot "$T/p.png"
+vg "compare foreign" 2 "$MMBENCH" compare "$T/a.json" "$T/foreign.json"
+vg "compare broken" 2 "$MMBENCH" compare "$T/broken.json" "$T/a.json"
+vg "compare mismatched" 2 "$MMBENCH" compare "$T/a.json" "$T/slow.json" --threshold x
+vg "fault" 0 "$MMBENCH" fault --quick --reps 1 --size-mib 1 -o "$T/v.json"
+vg "smoke (fault, migrate)" 0 "$MMBENCH" smoke --benchmarks fault,migrate -o "$T/s.json"

@@ -1,0 +1,67 @@
+# Assertions for the guest-side VM checks (POSIX sh: runs under busybox in the
+# quick-path initramfs and under dash/bash in the full-path rootfs).
+# Every assertion prints one line, "ok", "FAIL" or "NOT-LIVE", with what was
+# expected and what was seen; vm_summary prints the counts and returns
+# non-zero when anything failed. NOT-LIVE lines are checks whose input is not
+# in the tree yet: they are listed, never counted as passes.
+
+vm_passed=0
+vm_failed=0
+vm_notlive=0
+
+# vm_expect NAME EXPECTED ACTUAL
+vm_expect() {
+	if [ "$2" = "$3" ]; then
+		echo "ok       $1: expected '$2', actual '$3'"
+		vm_passed=$((vm_passed + 1))
+	else
+		echo "FAIL     $1: expected '$2', actual '$3'"
+		vm_failed=$((vm_failed + 1))
+	fi
+}
+
+# vm_expect_ge NAME MIN ACTUAL  (integers)
+vm_expect_ge() {
+	case "$3" in
+	''|*[!0-9]*) echo "FAIL     $1: expected an integer >= $2, actual '$3'"; vm_failed=$((vm_failed + 1)); return ;;
+	esac
+	if [ "$3" -ge "$2" ]; then
+		echo "ok       $1: expected >= $2, actual $3"
+		vm_passed=$((vm_passed + 1))
+	else
+		echo "FAIL     $1: expected >= $2, actual $3"
+		vm_failed=$((vm_failed + 1))
+	fi
+}
+
+# vm_expect_match NAME PATTERN ACTUAL  (shell case pattern)
+vm_expect_match() {
+	# shellcheck disable=SC2254 # the pattern is meant to glob
+	case "$3" in
+	$2) echo "ok       $1: expected '$2', actual '$3'"; vm_passed=$((vm_passed + 1)) ;;
+	*) echo "FAIL     $1: expected '$2', actual '$3'"; vm_failed=$((vm_failed + 1)) ;;
+	esac
+}
+
+# vm_run_expect NAME EXPECTED_STATUS COMMAND...: runs COMMAND with its output
+# indented under the assertion, checks its exit status.
+vm_run_expect() {
+	_name=$1 _want=$2
+	shift 2
+	echo "run      $_name: $*"
+	"$@" > /tmp/vm-run.out 2>&1
+	_rc=$?
+	sed 's/^/    | /' /tmp/vm-run.out
+	vm_expect "$_name exit status" "$_want" "$_rc"
+}
+
+# vm_not_live NAME WHY
+vm_not_live() {
+	echo "NOT-LIVE $1: $2"
+	vm_notlive=$((vm_notlive + 1))
+}
+
+vm_summary() {
+	echo "summary: $vm_passed ok, $vm_failed failed, $vm_notlive not live"
+	[ "$vm_failed" -eq 0 ]
+}

@@ -1,0 +1,111 @@
+#!/bin/bash
+# Stage 4 (build): compiles the configured kernel in its build dir
+# (out/build/<...>/, kbuild O=) and prints the bzImage path as its last line.
+# Runs make -jJOBS through ccache (CCACHE_DIR honoured; CCACHE_BASEDIR=$OUT and
+# CCACHE_NOHASHDIR=1 so equal layouts under different roots share hits), with
+# distcc behind ccache when DISTCC_HOSTS is set. The build identity is fixed
+# (SOURCE_DATE_EPOCH, KBUILD_BUILD_TIMESTAMP/USER/HOST, see lib.sh). Prints
+# phase lines with elapsed times and an objects done/total counter; the full
+# kbuild output goes to build.log, whose tail is shown on failure.
+# Reads: BASE, SRC, FLAVOR, NR_CPUS, LOCALVERSION, PATCHES, EXTRA_PATCHES,
+#        JOBS (default nproc), CCACHE (default 1; 0 = plain gcc), CCACHE_DIR,
+#        DISTCC_HOSTS, KCFLAGS, PROGRESS_SECONDS (default 30), OUT, TOP.
+set -eu
+. "$(dirname "$0")/lib.sh"
+
+usage() { echo "usage: [BASE=..] [FLAVOR=..] [NR_CPUS=N] [JOBS=N] [CCACHE=0] build.sh" >&2; exit 2; }
+[ $# -eq 0 ] || usage
+
+kb_init
+[ -f "$KB_BUILD/.config" ] || kb_die "build: no $KB_BUILD/.config: run 'make config' first"
+[ -f "$KB_TREE/.mmbatch-tree" ] && [ "$(cat "$KB_TREE/.mmbatch-tree")" = "$KB_TREE_HASH" ] ||
+	kb_die "build: tree $KB_TREE missing or stale: run 'make series' first"
+
+jobs=${JOBS:-$(nproc)}
+cc=gcc
+if [ "${CCACHE:-1}" = 1 ]; then
+	command -v ccache >/dev/null || kb_die "build: ccache not installed (make deps-kernel, or CCACHE=0)"
+	export CCACHE_BASEDIR=$OUT CCACHE_NOHASHDIR=1
+	[ -n "${CCACHE_DIR:-}" ] || kb_note "build: CCACHE_DIR unset: using ccache's default cache directory"
+	cc="ccache gcc"
+fi
+if [ -n "${DISTCC_HOSTS:-}" ]; then
+	command -v distcc >/dev/null || kb_die "build: DISTCC_HOSTS set but distcc is not installed"
+	if [ "${CCACHE:-1}" = 1 ]; then export CCACHE_PREFIX=distcc; else cc="distcc gcc"; fi
+	[ -n "${JOBS:-}" ] || jobs=$(distcc -j)
+	kb_note "build: distcc to '$DISTCC_HOSTS', -j$jobs"
+fi
+[[ "$jobs" =~ ^[1-9][0-9]*$ ]] || kb_die "build: JOBS='$jobs': expected a positive integer"
+
+kb_lock "$KB_BUILD.lock"
+log=$KB_BUILD/build.log
+countf=$KB_BUILD/.mmbatch-objcount
+total=$(cat "$countf" 2>/dev/null || true)
+if [ -z "$total" ]; then
+	# A sibling build of the same base and flavor is a fair first estimate.
+	for f in "$OUT/build/$KB_SRCID-$KB_FLAVOR"*/.mmbatch-objcount; do
+		[ -f "$f" ] && { total=$(cat "$f"); break; }
+	done
+fi
+ccache_stats() {
+	[ "${CCACHE:-1}" = 1 ] || return 0
+	ccache --print-stats 2>/dev/null | awk '
+		$1 ~ /^(direct_cache_hit|preprocessed_cache_hit)$/ { h += $2 }
+		$1 == "cache_miss" { m += $2 }
+		END { printf "%d %d\n", h, m }'
+}
+stats0=$(ccache_stats)
+echo "build: $KB_RELEASE in $KB_BUILD (make -j$jobs, CC='$cc', log $log)" >&2
+
+# kbuild's one-line-per-step output becomes phase lines and a progress count.
+progress() {
+	local t0=$SECONDS last=$SECONDS n=0 phase=0 line
+	local names=(prepare compile link image modules)
+	echo "build: [$(printf '%4d' 0)s] phase prepare" >&2
+	while IFS= read -r line; do
+		printf '%s\n' "$line" >>"$log"
+		local p=$phase
+		case "$line" in
+		"  CC "*|"  AS "*|"  CC [M] "*|"  AS [M] "*|"  HOSTCC "*|"  HOSTCXX "*)
+			n=$((n + 1)); [ $p -ge 1 ] || p=1 ;;
+		"  LD      vmlinux.o"|"  LD      .tmp_vmlinux"*|"  LD      vmlinux") [ $p -ge 2 ] || p=2 ;;
+		"  LD      arch/x86/boot/compressed/vmlinux") [ $p -ge 3 ] || p=3 ;;
+		"  MODPOST Module.symvers"|"  LD [M] "*) [ $phase -lt 2 ] || [ $p -ge 4 ] || p=4 ;;
+		esac
+		if [ $p -ne $phase ]; then
+			phase=$p
+			echo "build: [$(printf '%4d' $((SECONDS - t0)))s] phase ${names[phase]} (objects $n/${total:-?})" >&2
+		fi
+		if [ $((SECONDS - last)) -ge "${PROGRESS_SECONDS:-30}" ]; then
+			last=$SECONDS
+			echo "build: [$(printf '%4d' $((SECONDS - t0)))s] ${names[phase]}: objects $n/${total:-?}" >&2
+		fi
+	done
+	echo "$n" >"$KB_BUILD/.mmbatch-lastcount"
+}
+
+: >"$log"
+t0=$SECONDS
+rc=0
+make -C "$KB_TREE" O="$KB_BUILD" -j"$jobs" CC="$cc" HOSTCC="$cc" LOCALVERSION= 2>&1 | progress || rc=$?
+[ $rc -eq 0 ] || rc=${PIPESTATUS[0]}
+if [ "$rc" -ne 0 ]; then
+	echo "build: FAILED after $((SECONDS - t0)) s; last 40 lines of $log:" >&2
+	tail -n 40 "$log" >&2
+	exit 1
+fi
+n=$(cat "$KB_BUILD/.mmbatch-lastcount")
+[ -n "$total" ] && [ "$total" -ge "$n" ] || echo "$n" >"$countf"
+image=$KB_BUILD/arch/x86/boot/bzImage
+[ -f "$image" ] || kb_die "build: make succeeded but $image is missing"
+release=$(cat "$KB_BUILD/include/config/kernel.release")
+[ "$release" = "$KB_RELEASE" ] || kb_die "build: kernel release is '$release', expected '$KB_RELEASE'"
+kb_write_env "$KB_BUILD/mmbatch-build.env"
+stats1=$(ccache_stats)
+cstat=
+if [ -n "$stats0" ] && [ -n "$stats1" ]; then
+	read -r h0 m0 <<<"$stats0"; read -r h1 m1 <<<"$stats1"
+	cstat=", ccache $((h1 - h0)) hits / $((m1 - m0)) misses"
+fi
+echo "build: $release done in $((SECONDS - t0)) s ($n objects compiled$cstat)" >&2
+echo "$image"

@@ -1,0 +1,186 @@
+#!/bin/bash
+# Stage 3 (config): writes the final .config of one build into
+# out/build/<srcid>-<flavor>[-nr<N>][-vanilla][-x<sha8>]/.config, with
+# config-report.txt and mmbatch-build.env beside it, and prints the .config
+# path as its last line.
+# Base config: FLAVOR=cloud / generic = Debian's config.amd64_none_cloud-amd64
+# / config.amd64_none_amd64 (linux-config-<base>); FLAVOR=guest = tinyconfig.
+# Debian's signing settings are cleared (SIGN_KEY supplies a module signing
+# key), BTF is kept only with pahole. Then the fragments configs/kernel/common/
+# *.config, configs/kernel/<flavor>/*.config, FRAGMENTS and the knobs are
+# merged (scripts/kconfig/merge_config.sh) and olddefconfig runs. Every
+# requested option that did not survive fails the stage, one line each; the
+# previous .config stays as it was.
+# Reads: BASE, SRC, FLAVOR, NR_CPUS, LOCALVERSION, PATCHES, EXTRA_PATCHES,
+#        FRAGMENTS, SIGN_KEY, OUT, TOP.
+set -eu
+. "$(dirname "$0")/lib.sh"
+
+usage() { echo "usage: [BASE=..] [FLAVOR=cloud|generic|guest] [NR_CPUS=N] [FRAGMENTS='a.config ..'] config.sh" >&2; exit 2; }
+[ $# -eq 0 ] || usage
+
+kb_init
+[ -f "$KB_TREE/.mmbatch-tree" ] && [ "$(cat "$KB_TREE/.mmbatch-tree")" = "$KB_TREE_HASH" ] ||
+	kb_die "config: tree $KB_TREE missing or stale: run 'make series' first"
+if [ -n "${SIGN_KEY:-}" ]; then
+	[ -r "$SIGN_KEY" ] || kb_die "config: SIGN_KEY='$SIGN_KEY' is not readable"
+fi
+
+kb_lock "$KB_BUILD.lock"
+work=$OUT/build/.kconfig/$(basename "$KB_BUILD")
+mkdir -p "$work"
+rm -f "$work/.config" "$work/.config.old"
+scratch=$(mktemp -d "$OUT/build/.kconfig/.tmp.XXXXXX")
+trap 'rm -rf "$scratch"' EXIT
+log=$work/kconfig.log
+: >"$log"
+t0=$SECONDS
+
+kmake() {
+	make -C "$KB_TREE" O="$work" LOCALVERSION= "$@" >>"$log" 2>&1 ||
+		{ tail -n 30 "$log" >&2; kb_die "config: 'make $*' failed (log: $log)"; }
+}
+
+# 1. The base config.
+case "$KB_FLAVOR" in
+cloud|generic)
+	variant=amd64_none_amd64
+	[ "$KB_FLAVOR" = cloud ] && variant=amd64_none_cloud-amd64
+	base_cfg=/usr/src/linux-config-$KB_BASE/config.$variant.xz
+	if [ ! -f "$base_cfg" ]; then
+		"$TOP/tools/deps.sh" <(echo "linux-config-$KB_BASE") ||
+			kb_die "config: cannot install linux-config-$KB_BASE for $base_cfg"
+	fi
+	[ -f "$base_cfg" ] || kb_die "config: $base_cfg missing (linux-config-$KB_BASE)"
+	xz -dc "$base_cfg" >"$work/.config"
+	base_desc="Debian $base_cfg"
+	;;
+guest)
+	kmake tinyconfig
+	base_desc="make tinyconfig"
+	;;
+esac
+cp "$work/.config" "$scratch/base.config"
+
+# 2. Debian's configs name Debian's certificates; ours must not.
+cfg=("$KB_TREE/scripts/config" --file "$work/.config")
+"${cfg[@]}" --set-str SYSTEM_TRUSTED_KEYS "" --set-str SYSTEM_REVOCATION_KEYS ""
+if [ -n "${SIGN_KEY:-}" ]; then
+	"${cfg[@]}" --set-str MODULE_SIG_KEY "$(realpath "$SIGN_KEY")"
+else
+	"${cfg[@]}" --set-str MODULE_SIG_KEY "certs/signing_key.pem"
+fi
+btf_note="kept"
+if grep -qx 'CONFIG_DEBUG_INFO_BTF=y' "$work/.config" && ! command -v pahole >/dev/null; then
+	"${cfg[@]}" --disable DEBUG_INFO_BTF
+	btf_note="disabled (pahole not installed)"
+	kb_note "config: pahole not installed: CONFIG_DEBUG_INFO_BTF disabled"
+fi
+
+# 3. Our fragments, then the knobs (last, so they win).
+fragments=()
+for f in "$TOP"/configs/kernel/common/*.config "$TOP/configs/kernel/$KB_FLAVOR"/*.config; do
+	[ -f "$f" ] && fragments+=("$f")
+done
+for f in ${FRAGMENTS:-}; do fragments+=("$(realpath "$f")"); done
+{
+	echo "# knobs (tools/kbuild/config.sh)"
+	echo "CONFIG_LOCALVERSION=\"$KB_LOCALVERSION_FULL\""
+	echo "# CONFIG_LOCALVERSION_AUTO is not set"
+	[ -z "$KB_NR_CPUS" ] || echo "CONFIG_NR_CPUS=$KB_NR_CPUS"
+} >"$scratch/knobs.config"
+fragments+=("$scratch/knobs.config")
+(cd "$scratch" && "$KB_TREE/scripts/kconfig/merge_config.sh" -m -O "$work" "$work/.config" "${fragments[@]}") >>"$log" 2>&1 ||
+	{ tail -n 20 "$log" >&2; kb_die "config: merge_config.sh failed (log: $log)"; }
+kmake olddefconfig
+
+# 4. Every requested option must have survived olddefconfig.
+# requested: "CONFIG_X<TAB>value<TAB>file:line", the last request of each wins.
+requested=$scratch/requested
+for f in "${fragments[@]}"; do
+	awk -v f="$f" '
+		/^CONFIG_[A-Za-z0-9_]+=/ { i = index($0, "="); printf "%s\t%s\t%s:%d\n", substr($0, 1, i - 1), substr($0, i + 1), f, FNR; next }
+		/^# CONFIG_[A-Za-z0-9_]+ is not set/ { printf "%s\tis not set\t%s:%d\n", $2, f, FNR; next }
+		/^[ \t]*(#.*)?$/ { next }
+		{ printf "BAD\t%s:%d: not a config line: %s\n", f, FNR, $0 }' "$f"
+done >"$scratch/all-requests"
+if grep -q '^BAD' "$scratch/all-requests"; then
+	kb_die "config: $(grep -m1 '^BAD' "$scratch/all-requests" | cut -f2-)"
+fi
+tac "$scratch/all-requests" | awk -F'\t' '!seen[$1]++' | tac >"$requested"
+
+# kconfig_why SYM: the "depends on"/"range" lines of SYM's Kconfig entries.
+kconfig_why() {
+	local sym=${1#CONFIG_} hits
+	hits=$(grep -rn --include='Kconfig*' -E "^[[:space:]]*(menu)?config[[:space:]]+$sym[[:space:]]*$" "$KB_TREE" | cut -d: -f1,2 || true)
+	if [ -z "$hits" ]; then echo "no such symbol in Kconfig"; return; fi
+	local file line why=()
+	while IFS=: read -r file line; do
+		while IFS= read -r w; do [ -n "$w" ] && why+=("$w"); done < <(awk -v start="$line" '
+			NR <= start { next }
+			/^[[:space:]]*(config|menuconfig|choice|endchoice|menu|endmenu|if|endif|source|comment)([[:space:]]|$)/ { exit }
+			/^[[:space:]]*depends on / { sub(/^[[:space:]]*depends on[[:space:]]*/, ""); print "depends on " $0 }
+			/^[[:space:]]*range / { sub(/^[[:space:]]*/, ""); print $0 }' "$file")
+	done <<<"$hits"
+	if [ ${#why[@]} -eq 0 ]; then
+		echo "no 'depends on' in its Kconfig entry: see ${hits%%$'\n'*}"
+	else
+		local IFS=';'; echo "${why[*]}" | sed 's/;/; /g'
+	fi
+}
+
+bad=0
+while IFS=$'\t' read -r sym want from; do
+	got=$(grep -E "^($sym=|# $sym is not set)" "$work/.config" | head -n1 || true)
+	case "$got" in
+	"$sym="*) gotv=${got#*=} ;;
+	*) gotv="is not set" ;;
+	esac
+	[ "$gotv" = "$want" ] && continue
+	# An option asked to be off that Kconfig does not offer at all is off.
+	[ "$want" = "is not set" ] && [ -z "$got" ] && continue
+	[ -n "$got" ] || gotv="absent"
+	shown_want="=$want"; [ "$want" = "is not set" ] && shown_want="'is not set'"
+	shown_got="=$gotv"; case "$gotv" in "is not set"|absent) shown_got="'$gotv'" ;; esac
+	echo "config: $sym requested $shown_want, got $shown_got ($(kconfig_why "$sym")) [$from]" >&2
+	bad=$((bad + 1))
+done <"$requested"
+[ $bad -eq 0 ] || kb_die "config: $bad requested option(s) did not survive olddefconfig; $KB_BUILD/.config unchanged"
+
+# 5. Success: install the .config (only when it changed, so kbuild sees no
+# new timestamp for nothing), the report and the env file.
+mkdir -p "$KB_BUILD"
+if ! cmp -s "$work/.config" "$KB_BUILD/.config"; then
+	cp "$work/.config" "$KB_BUILD/.config.new"
+	mv -f "$KB_BUILD/.config.new" "$KB_BUILD/.config"
+fi
+{
+	echo "mmbatch kernel config report"
+	echo "release:      $KB_RELEASE"
+	echo "source:       linux-$KB_KVERSION (${SRC:-Debian linux-source-$KB_BASE})"
+	echo "variant:      $KB_VARIANT${KB_XHASH:+ + extra patches $KB_XHASH}"
+	echo "series:       $KB_SERIES_DIR version $KB_SERIES_VERSION, $(grep -c . <<<"$KB_SERIES_ENTRIES" || true) patches, sha256 $KB_SERIES_HASH"
+	echo "flavor:       $KB_FLAVOR"
+	echo "base config:  $base_desc"
+	echo "signing:      trusted/revocation keys cleared; MODULE_SIG_KEY ${SIGN_KEY:+from SIGN_KEY}${SIGN_KEY:-autogenerated at build time}"
+	echo "BTF:          $btf_note"
+	echo "fragments:"
+	for f in "${fragments[@]}"; do
+		case "$f" in "$scratch/knobs.config") echo "  (knobs) $(grep -v '^#' "$f" | tr '\n' ' ')" ;; *) echo "  ${f#"$TOP/"}" ;; esac
+	done
+	echo "requested options: $(wc -l <"$requested"), all present after olddefconfig"
+	echo "CONFIG_NR_CPUS:      $(sed -n 's/^CONFIG_NR_CPUS=//p' "$KB_BUILD/.config")"
+	psz=$(sed -n 's/^CONFIG_PAGEVEC_SIZE=//p' "$KB_BUILD/.config")
+	echo "CONFIG_PAGEVEC_SIZE: ${psz:-not in this tree (series without the batch-size option)}"
+	echo
+	echo "changes against the base config (scripts/diffconfig; -removed +added, old -> new):"
+	if command -v python3 >/dev/null; then
+		python3 "$KB_TREE/scripts/diffconfig" "$scratch/base.config" "$KB_BUILD/.config" | sed 's/^/  /'
+	else
+		diff "$scratch/base.config" "$KB_BUILD/.config" | sed -n 's/^[<>] /  /p'
+	fi
+} >"$scratch/report"
+mv -f "$scratch/report" "$KB_BUILD/config-report.txt"
+kb_write_env "$KB_BUILD/mmbatch-build.env"
+echo "config: $KB_RELEASE: $(wc -l <"$requested") requested options checked in $((SECONDS - t0)) s; report $KB_BUILD/config-report.txt" >&2
+echo "$KB_BUILD/.config"

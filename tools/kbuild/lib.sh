@@ -1,0 +1,282 @@
+# Shared helpers for the kernel pipeline stage scripts (source, series, config,
+# build, patches-check). Sourced, not run. Derives every path and name of the
+# pipeline from the knobs, so each stage (and the packaging stage) finds the
+# previous stage's output without being told.
+#
+# Reads: TOP, OUT (default TOP/out), BASE (default 6.12), SRC, FLAVOR (default
+# cloud), NR_CPUS, LOCALVERSION, PATCHES (default 1), EXTRA_PATCHES, FRAGMENTS,
+# PATCHES_ROOT (default TOP/patches).
+# Sets (kb_init_src): KB_SRCID KB_SRC_ROOT KB_PRISTINE_ROOT KB_TARBALL
+# Sets (kb_init): the above plus KB_PRISTINE KB_KVERSION KB_BASE KB_SERIES_DIR
+#   KB_SERIES_FILE KB_SERIES_VERSION KB_VARIANT KB_XHASH KB_TREE KB_BUILD
+#   KB_SERIES_ENTRIES ("NAME STRIP" lines) KB_FLAVOR KB_NR_CPUS KB_LOCALVERSION_FULL KB_RELEASE KB_SERIES_HASH KB_TREE_HASH
+#   SOURCE_DATE_EPOCH KBUILD_BUILD_TIMESTAMP KBUILD_BUILD_USER KBUILD_BUILD_HOST
+
+: "${TOP:=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
+: "${OUT:=$TOP/out}"
+: "${PATCHES_ROOT:=$TOP/patches}"
+
+kb_die() { echo "ERROR: $*" >&2; exit 1; }
+kb_note() { echo "$*" >&2; }
+
+# kb_lock FILE: hold an exclusive lock on FILE for the rest of the script, so
+# two helpers building the same tree or build dir wait for each other.
+kb_lock() {
+	local file=$1
+	mkdir -p "$(dirname "$file")"
+	exec {KB_LOCK_FD}>"$file"
+	if ! flock -n "$KB_LOCK_FD"; then
+		kb_note "waiting for lock $file (another build of the same output runs)"
+		flock "$KB_LOCK_FD"
+	fi
+}
+
+kb_sha() { sha256sum | cut -c1-64; }
+
+# kb_kversion DIR: the upstream version from a kernel tree's Makefile.
+kb_kversion() {
+	local mk=$1/Makefile v p s e
+	[ -r "$mk" ] || kb_die "no kernel Makefile at $mk"
+	v=$(sed -n 's/^VERSION = *//p' "$mk" | head -n1)
+	p=$(sed -n 's/^PATCHLEVEL = *//p' "$mk" | head -n1)
+	s=$(sed -n 's/^SUBLEVEL = *//p' "$mk" | head -n1)
+	e=$(sed -n 's/^EXTRAVERSION = *//p' "$mk" | head -n1)
+	[[ "$v" =~ ^[0-9]+$ && "$p" =~ ^[0-9]+$ && "$s" =~ ^[0-9]+$ ]] ||
+		kb_die "$mk: cannot read VERSION/PATCHLEVEL/SUBLEVEL"
+	echo "$v.$p.$s$e"
+}
+
+kb_check_knobs() {
+	case "${FLAVOR:-cloud}" in cloud|generic|guest) ;; *)
+		kb_die "FLAVOR='$FLAVOR': expected cloud, generic or guest" ;; esac
+	case "${PATCHES:-1}" in 0|1) ;; *) kb_die "PATCHES='$PATCHES': expected 0 or 1" ;; esac
+	if [ -n "${NR_CPUS:-}" ] && ! [[ "$NR_CPUS" =~ ^[1-9][0-9]*$ ]]; then
+		kb_die "NR_CPUS='$NR_CPUS': expected a positive integer"
+	fi
+	if [ -n "${LOCALVERSION:-}" ] && ! [[ "$LOCALVERSION" =~ ^[a-z0-9.+~-]+$ ]]; then
+		kb_die "LOCALVERSION='$LOCALVERSION': only a-z 0-9 . + ~ - allowed (package names)"
+	fi
+	local p
+	for p in ${EXTRA_PATCHES:-} ${FRAGMENTS:-}; do
+		[ -r "$p" ] || kb_die "cannot read '$p' (EXTRA_PATCHES/FRAGMENTS)"
+	done
+	return 0
+}
+
+# Stage 1 names: which source, and where it is unpacked.
+kb_init_src() {
+	kb_check_knobs
+	if [ -n "${SRC:-}" ]; then
+		[ -e "$SRC" ] || kb_die "SRC='$SRC' does not exist"
+		KB_SRC_PATH=$(realpath "$SRC")
+		KB_SRCID=src-$(printf '%s' "$KB_SRC_PATH" | kb_sha | cut -c1-8)
+		KB_TARBALL=
+		[ -f "$KB_SRC_PATH" ] && KB_TARBALL=$KB_SRC_PATH
+	else
+		BASE=${BASE:-6.12}
+		[[ "$BASE" =~ ^[0-9]+\.[0-9]+$ ]] || kb_die "BASE='$BASE': expected e.g. 6.12 or 6.1"
+		KB_SRC_PATH=
+		KB_SRCID=$BASE
+		KB_TARBALL=/usr/src/linux-source-$BASE.tar.xz
+	fi
+	KB_SRC_ROOT=$OUT/src/$KB_SRCID
+	KB_PRISTINE_ROOT=$KB_SRC_ROOT/pristine
+}
+
+# kb_find_pristine: the unpacked linux-<ver> dir, or empty.
+kb_find_pristine() {
+	local d
+	[ -f "$KB_PRISTINE_ROOT/.stamp" ] || return 0
+	for d in "$KB_PRISTINE_ROOT"/linux-*; do
+		[ -f "$d/Makefile" ] && { echo "$d"; return 0; }
+	done
+}
+
+# kb_series_entries DIR: "NAME STRIP" lines of DIR/series (quilt format).
+# Exit 1 with FILE:LINE on a bad line or missing patch; nothing for no series.
+kb_series_entries() {
+	local dir=$1 file=$1/series n=0 line name opt strip rest
+	[ -f "$file" ] || return 0
+	while IFS= read -r line || [ -n "$line" ]; do
+		n=$((n + 1))
+		line=${line%%#*}
+		read -r name opt rest <<<"$line" || true
+		[ -n "$name" ] || continue
+		strip=1
+		if [ -n "$opt" ]; then
+			[[ "$opt" =~ ^-p([0-9])$ ]] && [ -z "${rest:-}" ] ||
+				kb_die "$file:$n: unsupported option '$opt${rest:+ $rest}' (only -pN)"
+			strip=${BASH_REMATCH[1]}
+		fi
+		[ -f "$dir/$name" ] || kb_die "$file:$n: patch '$name' not found in $dir"
+		echo "$name $strip"
+	done <"$file"
+}
+
+# kb_series_version DIR: integer from DIR/VERSION, 0 when absent.
+kb_series_version() {
+	local f=$1/VERSION v
+	[ -f "$f" ] || { echo 0; return 0; }
+	v=$(sed -e 's/#.*//' -e 's/[[:space:]]//g' "$f" | grep -v '^$' | head -n1 || true)
+	[[ "$v" =~ ^[0-9]+$ ]] || kb_die "$f:1: expected an integer series version, got '$v'"
+	echo "$v"
+}
+
+# kb_patch_hash FILE...: content hash of patch files, in order.
+kb_patch_hash() {
+	local f
+	for f in "$@"; do sha256sum <"$f"; done | kb_sha
+}
+
+# Stage 2-4 names. Needs the pristine source (stage 1) for the version.
+kb_init() {
+	kb_init_src
+	KB_PRISTINE=$(kb_find_pristine)
+	[ -n "$KB_PRISTINE" ] || kb_die "no unpacked source under $KB_PRISTINE_ROOT: run 'make source' first"
+	KB_KVERSION=$(kb_kversion "$KB_PRISTINE")
+	KB_BASE=$(echo "$KB_KVERSION" | sed -E 's/^([0-9]+\.[0-9]+).*/\1/')
+	if [ -n "${SRC:-}" ] && [ -n "${BASE:-}" ] && [ "$BASE" != "$KB_BASE" ]; then
+		kb_note "note: SRC is a $KB_BASE tree; BASE=$BASE ignored"
+	fi
+	BASE=$KB_BASE
+	KB_SERIES_DIR=$PATCHES_ROOT/$KB_BASE
+	KB_SERIES_FILE=$KB_SERIES_DIR/series
+	KB_SERIES_VERSION=$(kb_series_version "$KB_SERIES_DIR")
+	KB_FLAVOR=${FLAVOR:-cloud}
+	KB_NR_CPUS=${NR_CPUS:-}
+
+	local name strip files=()
+	KB_SERIES_ENTRIES=$(kb_series_entries "$KB_SERIES_DIR")
+	while read -r name strip; do
+		[ -n "$name" ] && files+=("$KB_SERIES_DIR/$name")
+	done <<<"$KB_SERIES_ENTRIES"
+	# The series hash names the patch content, not the file dates.
+	KB_SERIES_HASH=$(kb_patch_hash ${files[@]+"${files[@]}"})
+
+	local tag=mmbatch$KB_SERIES_VERSION
+	KB_VARIANT=mmbatch
+	if [ "${PATCHES:-1}" = 0 ]; then KB_VARIANT=vanilla tag=vanilla; fi
+	KB_XHASH=
+	if [ -n "${EXTRA_PATCHES:-}" ]; then
+		# shellcheck disable=SC2086
+		KB_XHASH=x$(kb_patch_hash $EXTRA_PATCHES | cut -c1-8)
+	fi
+	KB_TREE=$OUT/tree/$KB_SRCID-$KB_VARIANT${KB_XHASH:+-$KB_XHASH}
+	local bname=$KB_SRCID-$KB_FLAVOR${KB_NR_CPUS:+-nr$KB_NR_CPUS}
+	[ "$KB_VARIANT" = vanilla ] && bname+=-vanilla
+	[ -n "$KB_XHASH" ] && bname+=-$KB_XHASH
+	KB_BUILD=${KB_BUILD_DIR:-$OUT/build/$bname}
+	KB_LOCALVERSION_FULL=-$tag${KB_XHASH:+-$KB_XHASH}-$KB_FLAVOR${KB_NR_CPUS:+-nr$KB_NR_CPUS}${LOCALVERSION:-}
+	KB_RELEASE=$KB_KVERSION$KB_LOCALVERSION_FULL
+	# What the tree is made of: rebuilt whenever this changes.
+	KB_TREE_HASH=$( { cat "$KB_PRISTINE_ROOT/.stamp"; echo "variant=$KB_VARIANT";
+		[ "$KB_VARIANT" = vanilla ] || echo "series=$KB_SERIES_HASH";
+		echo "extra=$KB_XHASH"; } | kb_sha)
+	kb_repro_env
+}
+
+# Fixed build identity: the base's date plus an offset from the series hash,
+# so a new series gets a new date and the same inputs always the same one.
+kb_repro_env() {
+	local base_date
+	if [ -n "$KB_SRC_PATH" ] && [ -d "$KB_SRC_PATH/.git" ]; then
+		base_date=$(git -C "$KB_SRC_PATH" log -1 --format=%ct)
+	else
+		base_date=$(stat -c %Y "$KB_PRISTINE/Makefile")
+	fi
+	local series_hash=$KB_SERIES_HASH
+	[ "$KB_VARIANT" = vanilla ] && series_hash=$(kb_patch_hash)
+	SOURCE_DATE_EPOCH=$((base_date + 16#${series_hash:0:6} % 1000000))
+	KBUILD_BUILD_TIMESTAMP=$(LC_ALL=C date -u -R -d "@$SOURCE_DATE_EPOCH")
+	KBUILD_BUILD_USER=mmbatch
+	KBUILD_BUILD_HOST=mmbatch
+	export SOURCE_DATE_EPOCH KBUILD_BUILD_TIMESTAMP KBUILD_BUILD_USER KBUILD_BUILD_HOST
+}
+
+# kb_write_env FILE: the build's identity for the packaging stage.
+kb_write_env() {
+	local tmp
+	tmp=$(mktemp "$1.XXXXXX")
+	{
+		echo "BASE=$KB_BASE"
+		echo "KVERSION=$KB_KVERSION"
+		echo "KERNELRELEASE=$KB_RELEASE"
+		echo "FLAVOR=$KB_FLAVOR"
+		echo "NR_CPUS=$(sed -n 's/^CONFIG_NR_CPUS=//p' "$KB_BUILD/.config" 2>/dev/null)"
+		echo "VARIANT=$KB_VARIANT${KB_XHASH:+-$KB_XHASH}"
+		echo "SERIES_VERSION=$KB_SERIES_VERSION"
+		echo "SERIES_HASH=$KB_SERIES_HASH"
+		echo "TREE=$KB_TREE"
+		echo "BUILD_DIR=$KB_BUILD"
+		echo "SOURCE_DATE_EPOCH=$SOURCE_DATE_EPOCH"
+		echo "KBUILD_BUILD_TIMESTAMP='$KBUILD_BUILD_TIMESTAMP'"
+		echo "KBUILD_BUILD_USER=$KBUILD_BUILD_USER"
+		echo "KBUILD_BUILD_HOST=$KBUILD_BUILD_HOST"
+	} >"$tmp"
+	mv -f "$tmp" "$1"
+}
+
+# kb_patch_files PATCH STRIP: the tree-relative paths a patch reads or writes.
+kb_patch_files() {
+	awk -v strip="$2" '
+		function rel(p,  i) {
+			sub(/\t.*/, "", p); sub(/[ ]+$/, "", p)
+			if (p == "/dev/null") return ""
+			for (i = 0; i < strip; i++) { if (!sub(/^[^\/]*\//, "", p)) return "" }
+			return p
+		}
+		/^(---|\+\+\+) / { p = rel(substr($0, 5)); if (p != "") print p; next }
+		/^(rename|copy) from / { p = $0; sub(/^(rename|copy) from /, "", p); print p }
+	' "$1" | sort -u
+}
+
+# kb_apply_checked DIR NAME PATCH STRIP: dry-run PATCH in DIR, apply it when
+# the dry run is clean. On failure print one `series: NAME: ...` line per
+# problem on stderr and return 1 (DIR unchanged).
+kb_apply_checked() {
+	local dir=$1 name=$2 patchf=$3 strip=$4 out rc=0
+	out=$(patch -d "$dir" -p"$strip" --dry-run --forward --fuzz=0 --no-backup-if-mismatch <"$patchf" 2>&1) || rc=$?
+	if [ $rc -eq 0 ]; then
+		patch -d "$dir" -p"$strip" --forward --fuzz=0 --no-backup-if-mismatch -s <"$patchf" >/dev/null ||
+			kb_die "series: $name: dry run passed but applying failed in $dir"
+		return 0
+	fi
+	kb_patch_failures "$name" "$out" >&2
+	return 1
+}
+
+# kb_patch_failures NAME OUTPUT: GNU patch's output as `series:` lines.
+kb_patch_failures() {
+	printf '%s\n' "$2" | awk -v name="$1" '
+		/^checking file / { file = substr($0, 15); sub(/^'\''|'\''$/, "", file) }
+		/^Hunk #[0-9]+ FAILED at [0-9]+/ {
+			h = $2; sub(/#/, "", h); l = $5; sub(/[^0-9].*/, "", l)
+			printf "series: %s: hunk %s FAILED at %s:%s\n", name, h, file, l; n++; next }
+		/^can.t find file to patch at input line/ {
+			printf "series: %s: cannot find the file to patch (patch line %s)\n", name, $NF; n++; next }
+		/^Reversed \(or previously applied\) patch detected/ {
+			printf "series: %s: already applied (reversed patch detected) at %s\n", name, file; n++; next }
+		/malformed patch at line/ { sub(/.*malformed/, "malformed"); printf "series: %s: %s\n", name, $0; n++; next }
+		/Only garbage was found/ { printf "series: %s: no diff found in the patch\n", name; n++; next }
+		END { if (n == 0) printf "series: %s: patch failed: %s\n", name, first }
+		NR == 1 { first = $0 }'
+}
+
+# kb_sparse_copy PRISTINE SCRATCH PATCH STRIP...: copy into SCRATCH the
+# pristine files that the given patches touch, so a whole series can be
+# checked without copying the tree (patch only opens the files it names).
+kb_sparse_copy() {
+	local pristine=$1 scratch=$2 f
+	shift 2
+	while [ $# -gt 0 ]; do
+		while IFS= read -r f; do
+			[ -n "$f" ] || continue
+			case "$f" in /*|*..*) kb_die "series: $1: refuses path '$f'" ;; esac
+			if [ -e "$pristine/$f" ] && [ ! -e "$scratch/$f" ]; then
+				mkdir -p "$scratch/$(dirname "$f")"
+				cp -p "$pristine/$f" "$scratch/$f"
+			fi
+		done < <(kb_patch_files "$1" "$2")
+		shift 2
+	done
+}

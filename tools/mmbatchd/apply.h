@@ -1,0 +1,59 @@
+/* Plans, applies, verifies and restores knob values.
+ *
+ * plan_new() is the second half of validation: it resolves every knob under
+ * --root (allowlist, symlinks), checks it exists (unless optional), is
+ * writable and accepts the value (choice files), checks the drain method,
+ * and reads every current value. Nothing is written before all of that has
+ * passed. */
+#ifndef MMBATCHD_APPLY_H
+#define MMBATCHD_APPLY_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "drain.h"
+#include "journal.h"
+#include "profile.h"
+#include "util.h"
+
+struct plan_item {
+	const struct knob_setting *k;
+	char *name;    /* dotted key or sysfs path */
+	char *real;    /* resolved file, NULL when absent */
+	char *current; /* canonical current value, NULL when absent */
+	bool absent;   /* optional and missing on this kernel */
+	bool change;   /* current differs from target */
+};
+
+struct plan {
+	const struct profile *p;
+	char *root;
+	struct plan_item *items;
+	size_t n;
+	enum drain_method drain_method; /* resolved, when drain.on_exit */
+};
+
+int plan_new(const struct profile *p, const char *root, struct plan **ret, struct mb_error *err);
+void plan_free(struct plan *pl);
+
+/* One line per knob: 'key' (current) -> (target) | unchanged | absent. */
+void plan_print(const struct plan *pl, FILE *f);
+
+/* Adds every original value to *journal (created when NULL; originals
+ * already there win), saves it, then writes the targets. On a failed write
+ * it restores what it wrote, in reverse order, and returns the error (the
+ * journal is removed again when it was new). Returns the number of knobs
+ * changed. */
+int plan_apply(const struct plan *pl, const char *state_dir, struct journal **journal, struct mb_error *err);
+
+/* Prints every knob whose live value differs from the target; returns how
+ * many (or a negative errno when a knob cannot be read). */
+int plan_verify(const struct plan *pl, FILE *f);
+
+/* Restores every journal entry (except those keep names, when keep is not
+ * NULL) under root. Every entry is re-checked against the allowlist first:
+ * one bad entry and nothing is written (-EPERM). Returns the number of
+ * knobs written, or a negative errno after trying them all. */
+int journal_restore(const struct journal *j, const char *root, const struct plan *keep, struct mb_error *err);
+
+#endif

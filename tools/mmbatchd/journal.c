@@ -1,0 +1,173 @@
+/* See journal.h. */
+#include "journal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "knob.h"
+
+#define JOURNAL_HEADER "# mmbatchd journal v1"
+#define JOURNAL_MAX_BYTES (1024 * 1024)
+
+char *journal_path(const char *state_dir)
+{
+	return xasprintf("%s/%s", state_dir, JOURNAL_NAME);
+}
+
+struct journal *journal_new(const char *profile)
+{
+	struct journal *j = xcalloc(1, sizeof(*j));
+
+	j->profile = xstrdup(profile ? profile : "");
+	return j;
+}
+
+void journal_free(struct journal *j)
+{
+	if (!j)
+		return;
+	for (size_t i = 0; i < j->n; i++) {
+		free(j->entries[i].path);
+		free(j->entries[i].value);
+	}
+	free(j->entries);
+	free(j->profile);
+	free(j);
+}
+
+const struct journal_entry *journal_find(const struct journal *j, const char *path)
+{
+	for (size_t i = 0; j && i < j->n; i++)
+		if (strcmp(j->entries[i].path, path) == 0)
+			return &j->entries[i];
+	return NULL;
+}
+
+void journal_add(struct journal *j, const char *path, const char *value)
+{
+	if (journal_find(j, path))
+		return;
+	j->entries = xreallocarray(j->entries, j->n + 1, sizeof(*j->entries));
+	j->entries[j->n].path = xstrdup(path);
+	j->entries[j->n].value = xstrdup(value);
+	j->n++;
+}
+
+int journal_save(const char *state_dir, const struct journal *j)
+{
+	struct strbuf b = { 0 };
+	char *path = journal_path(state_dir);
+	int r;
+
+	sb_printf(&b, "%s\nprofile\t%s\n", JOURNAL_HEADER, j->profile);
+	for (size_t i = 0; i < j->n; i++)
+		sb_printf(&b, "%s\t%s\n", j->entries[i].path, j->entries[i].value);
+	r = write_file_atomic(path, b.s, b.len);
+	sb_free(&b);
+	free(path);
+	return r;
+}
+
+static int parse_line(struct journal *j, const char *file, int lineno, char *line, struct mb_error *err)
+{
+	char *tab = strchr(line, '\t');
+	const char *why;
+
+	if (lineno == 1) {
+		if (strcmp(line, JOURNAL_HEADER) != 0)
+			return mb_error_set(err, file, 1, 1, "not an mmbatchd journal (expected '%s')", JOURNAL_HEADER),
+			       -EINVAL;
+		return 0;
+	}
+	if (!tab)
+		return mb_error_set(err, file, lineno, 1, "expected PATH<TAB>VALUE"), -EINVAL;
+	*tab = '\0';
+	if (strcmp(line, "profile") == 0) {
+		free(j->profile);
+		j->profile = xstrdup(tab + 1);
+		return 0;
+	}
+	if (knob_check_path(line, &why) < 0)
+		return mb_error_set(err, file, lineno, 1, "refusing journal entry '%s': %s", line, why), -EPERM;
+	if (strlen(tab + 1) >= KNOB_VALUE_MAX || strpbrk(tab + 1, "[]"))
+		return mb_error_set(err, file, lineno, (int)(tab - line) + 2, "invalid value for '%s'", line), -EINVAL;
+	if (journal_find(j, line))
+		return mb_error_set(err, file, lineno, 1, "duplicate journal entry '%s'", line), -EINVAL;
+	journal_add(j, line, tab + 1);
+	return 0;
+}
+
+int journal_load(const char *state_dir, struct journal **ret, struct mb_error *err)
+{
+	char *path = journal_path(state_dir), *data = NULL, *line, *next;
+	struct journal *j = NULL;
+	const char *why;
+	struct stat st;
+	int fd, r, lineno = 0;
+	ssize_t n;
+	size_t len = 0;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
+	if (fd < 0) {
+		r = -errno;
+		if (r != -ENOENT)
+			mb_error_set(err, path, 1, 1, "cannot open journal: %s", strerror(-r));
+		goto out;
+	}
+	if (fstat(fd, &st) < 0) {
+		r = -errno;
+		mb_error_set(err, path, 1, 1, "cannot stat journal: %s", strerror(-r));
+		goto out;
+	}
+	if (trust_check_stat(&st, &why) < 0) {
+		r = (mb_error_set(err, path, 1, 1, "refusing untrusted journal: %s", why), -EPERM);
+		goto out;
+	}
+	if (st.st_size > JOURNAL_MAX_BYTES) {
+		r = (mb_error_set(err, path, 1, 1, "journal is larger than %d bytes", JOURNAL_MAX_BYTES), -EFBIG);
+		goto out;
+	}
+	data = xcalloc((size_t)st.st_size + 1, 1);
+	while (len < (size_t)st.st_size && (n = read(fd, data + len, (size_t)st.st_size - len)) > 0)
+		len += (size_t)n;
+	data[len] = '\0';
+	j = journal_new(NULL);
+	r = 0;
+	for (line = data; r == 0 && *line; line = next) {
+		next = strchrnul(line, '\n');
+		if (*next)
+			*next++ = '\0';
+		r = parse_line(j, path, ++lineno, line, err);
+	}
+	if (r == 0 && lineno == 0)
+		r = (mb_error_set(err, path, 1, 1, "journal is empty"), -EINVAL);
+out:
+	if (fd >= 0)
+		close(fd);
+	free(data);
+	free(path);
+	if (r < 0) {
+		journal_free(j);
+		return r;
+	}
+	*ret = j;
+	return 0;
+}
+
+int journal_remove(const char *state_dir)
+{
+	char *path = journal_path(state_dir);
+	int r = 0;
+
+	if (unlink(path) < 0)
+		r = errno == ENOENT ? 0 : -errno;
+	else
+		r = fsync_parent_dir(path);
+	free(path);
+	return r;
+}

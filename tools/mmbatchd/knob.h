@@ -1,0 +1,61 @@
+/* Knobs: the /proc/sys and /sys files a profile may set.
+ *
+ * A knob is named by its logical path (/proc/sys/vm/swappiness,
+ * /sys/kernel/mm/transparent_hugepage/enabled); --root prefixes it. The same
+ * allowlist guards profiles and the journal, so neither can name a file
+ * outside it. */
+#ifndef MMBATCHD_KNOB_H
+#define MMBATCHD_KNOB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum knob_kind { KNOB_SYSCTL, KNOB_SYSFS };
+
+#define KNOB_VALUE_MAX 4096
+
+/* Maps a dotted sysctl key (vm.swappiness) to its logical path. Returns NULL
+ * with *why set when the key is malformed or outside the allowed trees
+ * (vm., kernel.). Caller frees. */
+char *knob_sysctl_path(const char *key, const char **why);
+
+/* The dotted key for a logical /proc/sys path (caller frees). */
+char *knob_sysctl_key(const char *path);
+
+/* Checks a logical path lexically: absolute, no "." / ".." / empty
+ * components, only [A-Za-z0-9_.:-] characters, under an allowed root.
+ * Returns the kind, or -EPERM with *why set. */
+int knob_check_path(const char *path, const char **why);
+
+/* Resolves ROOT+path, following symlinks, and checks the result is still
+ * under ROOT's copy of the allowed tree the path names. Returns 0 with the
+ * real path in *ret, -ENOENT when it does not exist, -EPERM (with *why) when
+ * it escapes. */
+int knob_resolve(const char *root, const char *path, char **ret, const char **why);
+
+/* Reads a knob's current content, trailing whitespace removed. */
+int knob_read(const char *real, char *buf, size_t size);
+
+/* Writes value (plus a newline) to a knob. */
+int knob_write(const char *real, const char *value);
+
+/* The value that would restore the current state: the bracketed choice of a
+ * choice file ("always [madvise] never" -> "madvise"), else the content with
+ * runs of whitespace collapsed to one space (multi-value sysctls print tabs). */
+void knob_canonical(const char *raw, char *out, size_t size);
+
+/* Whether raw content already holds target (compared canonically). */
+bool knob_matches(const char *raw, const char *target);
+
+/* For choice files: whether target is one of the listed choices. Returns true
+ * for files that are not choice files. */
+bool knob_choice_allowed(const char *raw, const char *target);
+
+/* The user-facing name: dotted key for sysctls, the path for sysfs. */
+char *knob_display_name(const char *path);
+
+/* A runnable shell line that sets path to value (sysctl -w for sysctls,
+ * echo > FILE for sysfs; with a --root the file is named under it). */
+char *knob_undo_line(const char *root, const char *path, const char *value);
+
+#endif

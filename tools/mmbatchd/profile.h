@@ -1,0 +1,80 @@
+/* Profiles: YAML files that name the sysctl/sysfs values to apply, the exit
+ * drain policy, the post-install smoke run and the rollback mode.
+ *
+ * profile_load() parses a file and its includes (format in
+ * configs/profiles/README.md) into one merged profile and checks everything
+ * that does not depend on the running kernel; plan.h checks the rest. Every
+ * error is one line "FILE:LINE:COL: message". */
+#ifndef MMBATCHD_PROFILE_H
+#define MMBATCHD_PROFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "drain.h"
+#include "knob.h"
+#include "util.h"
+
+#define PROFILE_DIR_DEFAULT "/usr/share/mmbatch/profiles"
+#define PROFILE_MAX_BYTES (1024 * 1024)
+#define PROFILE_MAX_INCLUDE_DEPTH 16
+#define PROFILE_VALUE_MAX 1024
+
+/* Where a key was written; file points into profile->files. */
+struct mark {
+	const char *file;
+	int line, col;
+};
+
+struct knob_setting {
+	enum knob_kind kind;
+	char *path;     /* logical path, e.g. /proc/sys/vm/swappiness */
+	char *value;    /* target value, as written */
+	bool optional;  /* may be absent on the running kernel */
+	struct mark mark;       /* of the key */
+	struct mark value_mark; /* of the value */
+};
+
+enum rollback_mode { ROLLBACK_ON_STOP, ROLLBACK_NEVER };
+
+struct smoke_settings {
+	char **benchmarks;
+	size_t n_benchmarks;
+	double threshold_pct;
+	unsigned timeout_s;
+};
+
+struct profile {
+	char *path;             /* the top-level file, as given */
+	char **files;           /* every file read (marks point here) */
+	size_t n_files;
+	struct knob_setting *knobs;
+	size_t n_knobs;
+	struct drain_policy drain;
+	struct mark drain_method_mark; /* where method was set (or the drain key) */
+	struct smoke_settings smoke;
+	enum rollback_mode rollback;
+	char *metrics_file;     /* NULL when unset */
+};
+
+/* Directory searched for bare include names after the including file's own
+ * directory (default PROFILE_DIR_DEFAULT). The string is not copied. */
+void profile_set_search_dir(const char *dir);
+
+/* Loads path (trusted files only, see trust_check_stat). Returns 0, or a
+ * negative errno with err filled. */
+int profile_load(const char *path, struct profile **ret, struct mb_error *err);
+
+/* Loads from memory, as if read from name (no includes allowed: used by the
+ * fuzzer and unit tests). */
+int profile_load_string(const char *name, const char *data, size_t len, struct profile **ret,
+			struct mb_error *err);
+
+void profile_free(struct profile *p);
+
+/* The smoke section as one JSON object (see contracts). Caller frees. */
+char *profile_smoke_json(const struct profile *p);
+
+const char *rollback_mode_name(enum rollback_mode m);
+
+#endif

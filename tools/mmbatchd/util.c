@@ -1,0 +1,257 @@
+/* See util.h. */
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+void mb_error_set(struct mb_error *err, const char *file, int line, int col, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (!err)
+		return;
+	if (line > 0)
+		n = snprintf(err->msg, sizeof(err->msg), "%s:%d:%d: ", file, line, col);
+	else
+		n = snprintf(err->msg, sizeof(err->msg), "%s: ", file);
+	if (n < 0 || (size_t)n >= sizeof(err->msg))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err->msg + n, sizeof(err->msg) - n, fmt, ap);
+	va_end(ap);
+}
+
+static void *check_alloc(void *p)
+{
+	if (!p)
+		abort();
+	return p;
+}
+
+char *xstrdup(const char *s)
+{
+	return check_alloc(strdup(s));
+}
+
+char *xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		abort();
+	return s;
+}
+
+void *xcalloc(size_t n, size_t size)
+{
+	return check_alloc(calloc(n ? n : 1, size ? size : 1));
+}
+
+void *xreallocarray(void *p, size_t n, size_t size)
+{
+	return check_alloc(reallocarray(p, n ? n : 1, size ? size : 1));
+}
+
+void strip_trailing(char *s)
+{
+	size_t n = strlen(s);
+
+	while (n > 0 && (s[n - 1] == '\n' || s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r'))
+		s[--n] = '\0';
+}
+
+int trust_check_stat(const struct stat *st, const char **why)
+{
+	uid_t me = geteuid();
+
+	if (!S_ISREG(st->st_mode)) {
+		*why = "not a regular file";
+		return -EPERM;
+	}
+	if (st->st_uid != 0 && st->st_uid != me) {
+		*why = me == 0 ? "not owned by root" : "owned by another user";
+		return -EPERM;
+	}
+	if (st->st_mode & (S_IWGRP | S_IWOTH)) {
+		*why = "group- or world-writable";
+		return -EPERM;
+	}
+	return 0;
+}
+
+int fsync_parent_dir(const char *path)
+{
+	char *copy = xstrdup(path);
+	int fd, r = 0;
+
+	fd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	free(copy);
+	if (fd < 0)
+		return -errno;
+	if (fsync(fd) < 0)
+		r = -errno;
+	close(fd);
+	return r;
+}
+
+static int write_all(int fd, const char *data, size_t len)
+{
+	while (len > 0) {
+		ssize_t n = write(fd, data, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		data += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static int write_file(const char *path, const char *data, size_t len, bool durable)
+{
+	char *tmp = xasprintf("%s.tmpXXXXXX", path);
+	int fd, r;
+
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0) {
+		r = -errno;
+		goto out;
+	}
+	/* mkostemp creates 0600 already; be explicit for umask-proof intent. */
+	r = 0;
+	if (fchmod(fd, 0600) < 0 || (r = write_all(fd, data, len)) < 0 || (durable && fsync(fd) < 0)) {
+		r = r < 0 ? r : -errno;
+		close(fd);
+		unlink(tmp);
+		goto out;
+	}
+	if (close(fd) < 0 || rename(tmp, path) < 0) {
+		r = -errno;
+		unlink(tmp);
+		goto out;
+	}
+	r = durable ? fsync_parent_dir(path) : 0;
+out:
+	free(tmp);
+	return r;
+}
+
+int write_file_atomic(const char *path, const char *data, size_t len)
+{
+	return write_file(path, data, len, true);
+}
+
+int write_file_replace(const char *path, const char *data, size_t len)
+{
+	return write_file(path, data, len, false);
+}
+
+int read_file(const char *path, size_t max, char **ret, size_t *ret_len)
+{
+	size_t cap = 4096, len = 0;
+	char *buf;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return -errno;
+	buf = xcalloc(cap + 1, 1);
+	for (;;) {
+		ssize_t n;
+
+		if (len == cap) {
+			if (cap >= max) {
+				free(buf);
+				close(fd);
+				return -EFBIG;
+			}
+			cap *= 2;
+			buf = xreallocarray(buf, cap + 1, 1);
+		}
+		n = read(fd, buf + len, cap - len);
+		if (n < 0) {
+			int r = -errno;
+
+			if (errno == EINTR)
+				continue;
+			free(buf);
+			close(fd);
+			return r;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	if (len > max) {
+		free(buf);
+		return -EFBIG;
+	}
+	buf[len] = '\0';
+	*ret = buf;
+	if (ret_len)
+		*ret_len = len;
+	return 0;
+}
+
+void sb_printf(struct strbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		abort();
+	if (b->len + (size_t)n + 1 > b->cap) {
+		b->cap = (b->len + (size_t)n + 1) * 2;
+		b->s = xreallocarray(b->s, b->cap, 1);
+	}
+	va_start(ap, fmt);
+	vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
+}
+
+void sb_json_str(struct strbuf *b, const char *s)
+{
+	sb_printf(b, "\"");
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			sb_printf(b, "\\%c", c);
+		else if (c == '\n')
+			sb_printf(b, "\\n");
+		else if (c == '\t')
+			sb_printf(b, "\\t");
+		else if (c < 0x20)
+			sb_printf(b, "\\u%04x", c);
+		else
+			sb_printf(b, "%c", c);
+	}
+	sb_printf(b, "\"");
+}
+
+void sb_free(struct strbuf *b)
+{
+	free(b->s);
+	b->s = NULL;
+	b->len = b->cap = 0;
+}

@@ -1,0 +1,69 @@
+#!/bin/bash
+# Runs a load/apply/verify/rollback cycle, then the daemon with a SIGHUP
+# reload and a SIGTERM rollback, all under valgrind against a fake tree.
+# Fails on any memory error or leak (definite, indirect, possible).
+# Reads: MMBATCHD (the daemon binary, not a SAN=1 build), TOP.
+set -eu
+
+usage() { echo "usage: MMBATCHD=BIN valgrind.sh" >&2; exit 2; }
+[ -n "${MMBATCHD:-}" ] && [ -x "$MMBATCHD" ] || usage
+t=$(mktemp -d)
+daemon_pid=
+cleanup() { [ -n "$daemon_pid" ] && kill -9 "$daemon_pid" 2>/dev/null; rm -rf "$t"; }
+trap cleanup EXIT
+
+root=$t/root state=$t/state
+mkdir -p "$root/proc/sys/vm" "$root/sys/kernel/mm/transparent_hugepage" "$state"
+echo 60 > "$root/proc/sys/vm/swappiness"
+echo 20 > "$root/proc/sys/vm/dirty_ratio"
+echo 'always [madvise] never' > "$root/sys/kernel/mm/transparent_hugepage/enabled"
+printf 'sysctl:\n  vm.swappiness: 10\n' > "$t/base.yaml"
+printf 'include: base.yaml\nsysctl:\n  vm.dirty_ratio: 5\n  vm.x: {value: 1, optional: true}\nsysfs:\n  /sys/kernel/mm/transparent_hugepage/enabled: never\nsmoke:\n  threshold_pct: 3\n' > "$t/p.yaml"
+printf 'sysctl:\n  vm.swappiness: [oops\n' > "$t/bad.yaml"
+
+vg=(valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect,possible --error-exitcode=99)
+run() {
+	local want=$1; shift
+	local rc=0
+	"${vg[@]}" "$MMBATCHD" "$@" >"$t/out" 2>&1 || rc=$?
+	if [ "$rc" != "$want" ]; then
+		cat "$t/out" >&2
+		echo "ERROR: valgrind: 'mmbatchd $*' exited $rc, expected $want (99 = valgrind error)" >&2
+		exit 1
+	fi
+	echo "valgrind: clean: mmbatchd $* (exit $rc)"
+}
+
+run 0 --check "$t/p.yaml" --root "$root"
+run 0 --plan "$t/p.yaml" --root "$root"
+run 2 --check "$t/bad.yaml" --root "$root"
+run 0 --show-smoke "$t/p.yaml"
+run 0 --once "$t/p.yaml" --root "$root" --state-dir "$state"
+run 0 --verify "$t/p.yaml" --root "$root"
+run 0 --rollback --root "$root" --state-dir "$state"
+run 0 --status --state-dir "$state"
+
+# The daemon: apply, reload (valid, then invalid), stop with rollback.
+"${vg[@]}" "$MMBATCHD" --profile "$t/p.yaml" --root "$root" --state-dir "$state" --foreground \
+	--metrics-file "$t/m.prom" >"$t/daemon.log" 2>&1 &
+daemon_pid=$!
+wait_for() { # wait_for JQ-FILTER VALUE
+	local i
+	for i in $(seq 600); do
+		[ -e "$state/status.json" ] && [ "$(jq -c "$1" "$state/status.json")" = "$2" ] && return 0
+		sleep 0.1
+	done
+	cat "$t/daemon.log" >&2; echo "ERROR: valgrind: daemon never reported $1 = $2" >&2; exit 1
+}
+wait_for .state '"running"'
+printf 'sysctl:\n  vm.swappiness: 30\n' > "$t/base.yaml"
+kill -HUP $daemon_pid
+wait_for .reloads 1
+cp "$t/bad.yaml" "$t/base.yaml"
+kill -HUP $daemon_pid
+wait_for '.last_error != null' true
+kill -TERM $daemon_pid
+rc=0; wait $daemon_pid || rc=$?; daemon_pid=
+if [ $rc != 0 ]; then cat "$t/daemon.log" >&2; echo "ERROR: valgrind: daemon exited $rc" >&2; exit 1; fi
+[ "$(cat "$root/proc/sys/vm/swappiness")" = 60 ] || { echo "ERROR: valgrind: swappiness not restored" >&2; exit 1; }
+echo "valgrind: clean: daemon apply, SIGHUP (valid and invalid), SIGTERM rollback"

@@ -1,0 +1,26 @@
+/* The benchmark table: names, entry points, the options each takes. */
+#include "mmbench.h"
+
+#include <string.h>
+
+const struct mb_bench mb_benches[] = {
+	{ "fault", bench_fault, MB_OPT_THREADS | MB_OPT_SIZE | MB_OPT_THP | MB_OPT_LOOPS,
+	  "threads fault and unmap anonymous memory (page_fault1-style)" },
+	{ "migrate", bench_migrate, MB_OPT_SIZE,
+	  "move a buffer between two NUMA nodes with move_pages(2)" },
+	{ "munmap", bench_munmap, MB_OPT_THREADS | MB_OPT_OPS | MB_OPT_OP_KIB,
+	  "threads sharing an mm: mmap/touch/munmap and MADV_DONTNEED loops" },
+	{ "exitdrain", bench_exitdrain, MB_OPT_THREADS | MB_OPT_SIZE | MB_OPT_DRAIN,
+	  "memory left in per-CPU caches after a large process exits" },
+	{ "integrity", bench_integrity, MB_OPT_PAGES | MB_OPT_WRITERS | MB_OPT_SECONDS,
+	  "writers vs a migrator thread; every byte verified" },
+	{ NULL, NULL, 0, NULL },
+};
+
+const struct mb_bench *mb_find_bench(const char *name)
+{
+	for (const struct mb_bench *b = mb_benches; b->name; b++)
+		if (strcmp(b->name, name) == 0)
+			return b;
+	return NULL;
+}

@@ -1,0 +1,119 @@
+/* mmbench: shared types of the benchmarks, the result they fill in, and the
+ * options every subcommand parses. One benchmark per bench_*.c file. */
+#ifndef MMBENCH_H
+#define MMBENCH_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "counters.h"
+#include "stats.h"
+
+#define MB_SCHEMA "mmbench/1"
+#define MB_VERSION "1.0"
+#define MB_MAX_REPS 100
+#define MB_MAX_METRICS 40
+#define MB_MAX_PARAMS 24
+
+enum mb_status { MB_STATUS_OK, MB_STATUS_SKIPPED, MB_STATUS_FAILED };
+
+struct mb_metric {
+	char name[48];
+	char unit[24];
+	enum mb_better better;
+	int n;
+	double v[MB_MAX_REPS];
+};
+
+struct mb_param {
+	char key[32];
+	int is_num;
+	double num;
+	char str[160];
+};
+
+struct mb_result {
+	char bench[24];
+	enum mb_status status;
+	char reason[256];
+	int reps;
+	int nparams;
+	struct mb_param params[MB_MAX_PARAMS];
+	int nmetrics;
+	struct mb_metric metrics[MB_MAX_METRICS];
+	int has_counters;
+	struct mb_counters start, delta; /* whole run */
+};
+
+/* Options: one table for every subcommand; each benchmark lists the ones it
+ * takes (MB_OPT_* bits) and main rejects the rest. */
+enum {
+	MB_OPT_THREADS = 1 << 0,
+	MB_OPT_SIZE = 1 << 1,
+	MB_OPT_THP = 1 << 2,
+	MB_OPT_LOOPS = 1 << 3,
+	MB_OPT_OPS = 1 << 4,
+	MB_OPT_OP_KIB = 1 << 5,
+	MB_OPT_PAGES = 1 << 6,
+	MB_OPT_WRITERS = 1 << 7,
+	MB_OPT_SECONDS = 1 << 8,
+	MB_OPT_DRAIN = 1 << 9,
+	MB_OPT_BENCHMARKS = 1 << 10,
+};
+
+struct mb_opts {
+	int json;             /* JSON on stdout, human summary on stderr */
+	const char *output;   /* JSON into this file (written atomically) */
+	int quick;
+	int reps;             /* 0: the benchmark's default */
+	int threads;          /* 0: one per CPU */
+	long size_mib;        /* 0: default */
+	int thp;
+	long loops, ops, op_kib, pages, writers;
+	double seconds;
+	const char *drain_knob;
+	const char *drain_cmd;
+	const char *benchmarks; /* smoke: comma list */
+	const char *config;     /* smoke: `mmbatchd --show-smoke` output file */
+};
+
+/* Every benchmark: fills r, returns 0 (status in r) or negative errno. */
+typedef int (*mb_bench_fn)(const struct mb_opts *o, struct mb_result *r);
+int bench_fault(const struct mb_opts *o, struct mb_result *r);
+int bench_migrate(const struct mb_opts *o, struct mb_result *r);
+int bench_munmap(const struct mb_opts *o, struct mb_result *r);
+int bench_exitdrain(const struct mb_opts *o, struct mb_result *r);
+int bench_integrity(const struct mb_opts *o, struct mb_result *r);
+
+struct mb_bench {
+	const char *name;
+	mb_bench_fn fn;
+	unsigned opts;
+	const char *summary;
+};
+const struct mb_bench *mb_find_bench(const char *name);
+extern const struct mb_bench mb_benches[];
+
+/* report.c: filling and writing results */
+void mb_result_init(struct mb_result *r, const char *bench);
+void mb_param_num(struct mb_result *r, const char *key, double v);
+void mb_param_str(struct mb_result *r, const char *key, const char *s);
+int mb_metric_add(struct mb_result *r, const char *name, const char *unit, enum mb_better b);
+void mb_metric_push(struct mb_result *r, int idx, double v);
+void mb_skip(struct mb_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void mb_fail(struct mb_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int mb_run_begin(struct mb_result *r);
+int mb_run_end(struct mb_result *r);
+int mb_reps(const struct mb_opts *o, int normal, int quick);
+
+/* Writes the document (schema, system, results) to o->output atomically
+ * and/or stdout (--json), and the human summary. Returns 0 or -errno. */
+int mb_emit(const struct mb_opts *o, const char *command, struct mb_result **results, int n,
+	    double duration_s);
+void mb_print_summary(FILE *f, const struct mb_result *r);
+
+/* smoke.c, compare.c */
+int mb_smoke(const struct mb_opts *o, const char *prog);
+int mb_compare_main(int argc, char **argv);
+
+#endif

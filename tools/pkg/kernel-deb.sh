@@ -1,0 +1,109 @@
+#!/bin/bash
+# Stage 5b: the kernel DEBs from a staged build (tools/pkg/stage-kernel.sh):
+#   linux-image-<kver>     /boot/vmlinuz-<kver>, System.map-<kver>,
+#                          config-<kver>, /lib/modules/<kver>/, docs incl. the
+#                          config report; Depends: kmod, dracut
+#   linux-headers-<kver>   /usr/src/linux-headers-<kver>, the build link
+#   linux-image-<kver>-dbg /usr/lib/debug/... (only when the stage has dbg/,
+#                          i.e. CONFIG_DEBUG_INFO=y; the guest flavor has none)
+# control and changelog are generated from specs/deb/*.in; the maintainer
+# scripts (specs/deb/linux-image.maint) and copyright are static.
+# Prints each .deb path. Reads: PKG_OUT, PKG_MAINTAINER, PKG_REVISION.
+set -eu
+
+usage() { echo "usage: kernel-deb.sh STAGE_DIR" >&2; exit 2; }
+[ $# -eq 1 ] && [ -r "$1/build.env" ] || usage
+stage=$(realpath "$1")
+
+. "$(dirname "$0")/lib.sh"
+# shellcheck disable=SC1091
+. "$stage/build.env"
+export SOURCE_DATE_EPOCH
+specs=$TOP/specs/deb
+
+ARCH=$(pkg_deb_arch)
+MAINTAINER=$PKG_MAINTAINER
+DEB_VERSION=$KERNELRELEASE-$PKG_REVISION
+DATE=$(date -u -R -d "@$SOURCE_DATE_EPOCH")
+SOURCE=linux-mmbatch
+CHANGE="Linux $KVERSION, mmbatch series $SERIES_VERSION, $FLAVOR flavor (release $KERNELRELEASE)."
+mkdir -p "$PKG_OUT"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# add_docs PKGDIR PKG: copyright and changelog, as Debian policy wants them.
+add_docs() {
+	local doc=$1/usr/share/doc/$2
+	mkdir -p "$doc"
+	cp "$specs/copyright" "$doc/copyright"
+	pkg_subst "$specs/changelog.in" SOURCE DEB_VERSION CHANGE MAINTAINER DATE >"$doc/changelog.Debian"
+	pkg_gzip "$doc/changelog.Debian"
+}
+
+# write_control PKGDIR TEMPLATE: DEBIAN/control from TEMPLATE.
+write_control() {
+	local dir=$1 INSTALLED_SIZE
+	INSTALLED_SIZE=$(pkg_installed_size "$dir")
+	mkdir -p "$dir/DEBIAN"
+	pkg_subst "$2" KERNELRELEASE KVERSION BASE FLAVOR SERIES_VERSION DEB_VERSION ARCH MAINTAINER \
+		INSTALLED_SIZE SHLIBS_DEPENDS >"$dir/DEBIAN/control"
+}
+
+build_image() {
+	local pkg=linux-image-$KERNELRELEASE dir=$work/image
+	mkdir -p "$dir/boot" "$dir/lib"
+	cp "$stage/boot/vmlinuz" "$dir/boot/vmlinuz-$KERNELRELEASE"
+	cp "$stage/boot/System.map" "$dir/boot/System.map-$KERNELRELEASE"
+	cp "$stage/boot/config" "$dir/boot/config-$KERNELRELEASE"
+	cp -a "$stage/modules/lib/modules" "$dir/lib/"
+	add_docs "$dir" "$pkg"
+	cp "$stage/doc/config-report.txt" "$dir/usr/share/doc/$pkg/config-report.txt"
+	SHLIBS_DEPENDS='' write_control "$dir" "$specs/control.image.in"
+	local s
+	for s in preinst postinst prerm postrm; do
+		install -m 0755 "$specs/linux-image.maint" "$dir/DEBIAN/$s"
+	done
+	pkg_deb "$dir" "$PKG_OUT/${pkg}_${DEB_VERSION}_$ARCH.deb"
+	echo "$PKG_OUT/${pkg}_${DEB_VERSION}_$ARCH.deb"
+}
+
+build_headers() {
+	local pkg=linux-headers-$KERNELRELEASE dir=$work/headers
+	local dest=$dir/usr/src/linux-headers-$KERNELRELEASE
+	mkdir -p "$dest" "$dir/lib/modules/$KERNELRELEASE"
+	cp -a "$stage/headers/." "$dest/"
+	ln -s "/usr/src/linux-headers-$KERNELRELEASE" "$dir/lib/modules/$KERNELRELEASE/build"
+	add_docs "$dir" "$pkg"
+	local elves=() f
+	while IFS= read -r f; do
+		elves+=("$f")
+	done < <(find "$dest" -type f -perm -u+x -exec sh -c 'readelf -h "$1" >/dev/null 2>&1' _ {} \; -print | sort)
+	local SHLIBS_DEPENDS
+	SHLIBS_DEPENDS=$(pkg_shlibdeps ${elves[@]+"${elves[@]}"})
+	[ -n "$SHLIBS_DEPENDS" ] || SHLIBS_DEPENDS=libc6
+	write_control "$dir" "$specs/control.headers.in"
+	pkg_deb "$dir" "$PKG_OUT/${pkg}_${DEB_VERSION}_$ARCH.deb"
+	echo "$PKG_OUT/${pkg}_${DEB_VERSION}_$ARCH.deb"
+}
+
+build_dbg() {
+	local pkg=linux-image-$KERNELRELEASE-dbg dir=$work/dbg
+	mkdir -p "$dir/usr/lib/debug/boot"
+	cp -a "$stage/dbg/lib" "$dir/usr/lib/debug/"
+	# Where perf, systemtap and kdump-tools look for vmlinux.
+	ln -s "../lib/modules/$KERNELRELEASE/vmlinux" "$dir/usr/lib/debug/boot/vmlinux-$KERNELRELEASE"
+	ln -s "lib/modules/$KERNELRELEASE/vmlinux" "$dir/usr/lib/debug/vmlinux-$KERNELRELEASE"
+	add_docs "$dir" "$pkg"
+	SHLIBS_DEPENDS='' write_control "$dir" "$specs/control.dbg.in"
+	pkg_deb "$dir" "$PKG_OUT/${pkg}_${DEB_VERSION}_$ARCH.deb"
+	echo "$PKG_OUT/${pkg}_${DEB_VERSION}_$ARCH.deb"
+}
+
+build_image
+build_headers
+if [ -d "$stage/dbg" ]; then
+	build_dbg
+else
+	pkg_note "package: no debug info in $KERNELRELEASE (CONFIG_DEBUG_INFO is not set): no -dbg package"
+	rm -f "$PKG_OUT/linux-image-$KERNELRELEASE-dbg_${DEB_VERSION}_$ARCH.deb"
+fi

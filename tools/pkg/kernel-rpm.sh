@@ -1,0 +1,60 @@
+#!/bin/bash
+# Stage 5c: the kernel RPMs from a staged build (tools/pkg/stage-kernel.sh)
+# with rpmbuild and the static specs/mmbatch-kernel.spec; computed values go
+# in with --define. Produces mmbatch-kernel-<flavor>[-devel|-debuginfo]-
+# <kversion>-<krel>.x86_64.rpm, reproducibly (SOURCE_DATE_EPOCH build time
+# and clamped mtimes, fixed build host). Prints each .rpm path.
+# Reads: PKG_OUT.
+set -eu
+
+usage() { echo "usage: kernel-rpm.sh STAGE_DIR" >&2; exit 2; }
+[ $# -eq 1 ] && [ -r "$1/build.env" ] || usage
+stage=$(realpath "$1")
+
+. "$(dirname "$0")/lib.sh"
+# shellcheck disable=SC1091
+. "$stage/build.env"
+export SOURCE_DATE_EPOCH
+
+arch=$(pkg_rpm_arch)
+krel=${KERNELRELEASE#"$KVERSION"-}
+krel=${krel//-/.}
+with_dbg=0
+[ -d "$stage/dbg" ] && with_dbg=1
+mkdir -p "$PKG_OUT"
+top=$(mktemp -d)
+trap 'rm -rf "$top"' EXIT
+
+# rpmbuild's own database checks would look at the (empty) rpm db of a
+# Debian host: --nodeps. Everything machine-specific is pinned.
+rpmbuild -bb --nodeps --quiet --target "$arch" \
+	--define "_topdir $top" \
+	--define "_buildhost mmbatch" \
+	--define "use_source_date_epoch_as_buildtime 1" \
+	--define "clamp_mtime_to_source_date_epoch 1" \
+	--define "_binary_payload w6.xzdio" \
+	--define "stage $stage" \
+	--define "kver $KERNELRELEASE" \
+	--define "kversion $KVERSION" \
+	--define "krel $krel" \
+	--define "flavor $FLAVOR" \
+	--define "base $BASE" \
+	--define "series $SERIES_VERSION" \
+	--define "with_dbg $with_dbg" \
+	"$TOP/specs/mmbatch-kernel.spec" >"$top/log" 2>&1 || {
+	tail -n 30 "$top/log" >&2
+	pkg_die "package: rpmbuild of specs/mmbatch-kernel.spec failed (log above)"
+}
+
+name=mmbatch-kernel-$FLAVOR
+for sub in "" -devel -debuginfo; do
+	rpm=$name$sub-$KVERSION-$krel.$arch.rpm
+	if [ -f "$top/RPMS/$arch/$rpm" ]; then
+		mv -f "$top/RPMS/$arch/$rpm" "$PKG_OUT/$rpm"
+		echo "$PKG_OUT/$rpm"
+	elif [ "$sub" = -debuginfo ] && [ $with_dbg = 0 ]; then
+		rm -f "$PKG_OUT/$rpm"
+	else
+		pkg_die "package: rpmbuild did not produce $rpm"
+	fi
+done

@@ -1,0 +1,120 @@
+# Shared helpers for the packaging stage (tools/pkg/*.sh). Sourced, not run.
+#
+# pkg_load_build finds the kernel build of the current knobs (BASE, FLAVOR,
+# NR_CPUS, ... exactly as tools/kbuild/lib.sh derives them) and loads its
+# identity from <BUILD_DIR>/mmbatch-build.env: BASE KVERSION KERNELRELEASE
+# FLAVOR SERIES_VERSION SERIES_HASH TREE BUILD_DIR SOURCE_DATE_EPOCH
+# KBUILD_BUILD_TIMESTAMP KBUILD_BUILD_USER KBUILD_BUILD_HOST.
+#
+# Reads: TOP, OUT, PKG_BUILD_DIR (use this build dir instead of the derived
+# one), PKG_OUT (default $OUT/packages), PKG_STAGE (default $OUT/pkgstage).
+
+: "${TOP:=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
+: "${OUT:=$TOP/out}"
+: "${PKG_OUT:=$OUT/packages}"
+: "${PKG_STAGE:=$OUT/pkgstage}"
+PKG_MAINTAINER=${PKG_MAINTAINER:-mmbatch packagers <packagers@mmbatch.example.org>}
+PKG_REVISION=${PKG_REVISION:-1}
+export TOP OUT
+
+# Same bits on every machine: no group/other write from a stray umask, C
+# collation for every sorted list.
+umask 022
+export LC_ALL=C TZ=UTC
+
+pkg_die() { echo "ERROR: $*" >&2; exit 1; }
+pkg_note() { echo "$*" >&2; }
+
+pkg_load_build() {
+	local build=${PKG_BUILD_DIR:-}
+	if [ -z "$build" ]; then
+		# shellcheck source=../kbuild/lib.sh
+		. "$TOP/tools/kbuild/lib.sh"
+		kb_init
+		build=$KB_BUILD
+	fi
+	local env=$build/mmbatch-build.env
+	[ -r "$env" ] || pkg_die "package: no $env: run 'make kernel' first"
+	# shellcheck disable=SC1090
+	. "$env"
+	local v
+	for v in BASE KVERSION KERNELRELEASE FLAVOR SERIES_VERSION TREE BUILD_DIR SOURCE_DATE_EPOCH; do
+		[ -n "${!v:-}" ] || pkg_die "package: $env: $v is empty"
+	done
+	[ -f "$BUILD_DIR/include/config/kernel.release" ] ||
+		pkg_die "package: $BUILD_DIR is not a finished kernel build (no include/config/kernel.release)"
+	local built
+	built=$(cat "$BUILD_DIR/include/config/kernel.release")
+	[ "$built" = "$KERNELRELEASE" ] ||
+		pkg_die "package: $env says KERNELRELEASE=$KERNELRELEASE but $BUILD_DIR built '$built': run 'make kernel'"
+	export SOURCE_DATE_EPOCH KBUILD_BUILD_TIMESTAMP KBUILD_BUILD_USER KBUILD_BUILD_HOST
+}
+
+# pkg_is_enabled SYMBOL: CONFIG_SYMBOL=y in the build's .config.
+pkg_is_enabled() {
+	grep -qx "CONFIG_$1=y" "$BUILD_DIR/.config"
+}
+
+# pkg_normalize DIR: owner-independent, umask-independent, dated bits: no
+# group/other write, and every mtime clamped to SOURCE_DATE_EPOCH.
+pkg_normalize() {
+	local dir=$1
+	chmod -R go-w "$dir"
+	find "$dir" -newermt "@$SOURCE_DATE_EPOCH" -print0 | xargs -0r touch -h -d "@$SOURCE_DATE_EPOCH"
+}
+
+# pkg_gzip FILE: gzip -9n (no name, no date in the header) in place.
+pkg_gzip() {
+	gzip -9nf "$1"
+}
+
+# pkg_subst TEMPLATE VAR...: TEMPLATE with every @VAR@ replaced by $VAR;
+# fails naming the template when a placeholder is left over.
+pkg_subst() {
+	local tpl=$1 expr=() v out
+	shift
+	for v in "$@"; do
+		expr+=(-e "s|@$v@|$(printf '%s' "${!v}" | sed 's/[|&\\]/\\&/g')|g")
+	done
+	out=$(sed "${expr[@]}" "$tpl")
+	if printf '%s\n' "$out" | grep -n '@[A-Z_]*@' >&2; then
+		pkg_die "package: $tpl: placeholder left unfilled (line above)"
+	fi
+	printf '%s\n' "$out"
+}
+
+# pkg_installed_size DIR: dpkg's Installed-Size (KiB, one per file rounded
+# up, one per other entry), DEBIAN/ excluded.
+pkg_installed_size() {
+	find "$1" -path "$1/DEBIAN" -prune -o ! -path "$1" -printf '%y %s\n' |
+		awk '$1 == "f" { s += int(($2 + 1023) / 1024); next } { s += 1 } END { print s + 0 }'
+}
+
+# pkg_shlibdeps FILE...: the Depends string dpkg-shlibdeps computes for the
+# given ELF files (empty when none is dynamic).
+pkg_shlibdeps() {
+	[ $# -gt 0 ] || return 0
+	local dir
+	dir=$(mktemp -d)
+	mkdir "$dir/debian"
+	printf 'Source: x\n\nPackage: x\nArchitecture: any\n' >"$dir/debian/control"
+	local f abs=()
+	for f in "$@"; do abs+=("$(realpath "$f")"); done
+	(cd "$dir" && dpkg-shlibdeps -O -e"${abs[@]}" 2>/dev/null) | sed -n 's/^shlibs:Depends=//p'
+	rm -rf "$dir"
+}
+
+# pkg_deb DIR FILE: build FILE from DIR with dpkg-deb (sorted members, root
+# owner, mtimes clamped to SOURCE_DATE_EPOCH by dpkg-deb as well).
+pkg_deb() {
+	local dir=$1 file=$2 tmp
+	pkg_normalize "$dir"
+	tmp=$(mktemp "$file.XXXXXX")
+	dpkg-deb --root-owner-group -Zxz -z6 --build "$dir" "$tmp" >/dev/null
+	mv -f "$tmp" "$file"
+	chmod 0644 "$file"
+}
+
+# pkg_arch: the Debian architecture of the build (x86_64 kernels only).
+pkg_deb_arch() { echo amd64; }
+pkg_rpm_arch() { echo x86_64; }

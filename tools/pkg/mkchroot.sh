@@ -1,0 +1,151 @@
+#!/bin/bash
+# Builds (once) and unpacks a Debian 12 chroot for package install tests and
+# the VM harness: `debootstrap --variant=minbase` with systemd-sysv, dracut,
+# udev, kmod and the runtime libraries our packages depend on.
+#
+# The chroot is cached as a tarball $MKCHROOT_CACHE/bookworm-<key>.tar.zst
+# where <key> hashes this script, the package list and the mirror: change the
+# recipe and the next call rebuilds it; older tarballs are removed.
+#
+#   mkchroot.sh tarball       ensure the cached tarball, print its path
+#   mkchroot.sh unpack DIR    ensure it, unpack into the empty/new DIR
+#   mkchroot.sh mount DIR     mount /proc, /sys, /dev, /dev/pts, /run into DIR
+#   mkchroot.sh umount DIR    undo `mount` (lazy, deepest first; idempotent)
+#
+# Reads: OUT (default ./out), MKCHROOT_CACHE (default $OUT/cache/chroot),
+# MKCHROOT_MIRROR (default: the Debian URI in the machine's apt sources),
+# MKCHROOT_EXTRA (extra packages, comma-separated; part of the key).
+# Needs root (debootstrap, chroot, mount).
+set -eu
+
+usage() {
+	echo "usage: mkchroot.sh tarball | unpack DIR | mount DIR | umount DIR" >&2
+	exit 2
+}
+
+SUITE=bookworm
+# libyaml-0-2, libjansson4, libsystemd0: mmbatchd's and mmbench's runtime
+# libraries, so their .deb installs offline; procps, e2fsprogs, linux-base
+# for the VM harness (tools/vmtest) that boots this chroot.
+PACKAGES=systemd-sysv,udev,dracut,kmod,linux-base,procps,e2fsprogs,libyaml-0-2,libjansson4,libsystemd0
+OUT=${OUT:-$PWD/out}
+MKCHROOT_CACHE=${MKCHROOT_CACHE:-$OUT/cache/chroot}
+MKCHROOT_EXTRA=${MKCHROOT_EXTRA:-}
+
+# The first deb URI serving the plain $SUITE suite (not -security/-updates),
+# from deb822 .sources files or one-line .list files.
+find_mirror() {
+	local f
+	for f in /etc/apt/sources.list.d/*.sources; do
+		[ -r "$f" ] || continue
+		awk -v suite="$SUITE" '
+			function flush() { if (types ~ /(^| )deb( |$)/ && (" " suites " ") ~ (" " suite " ") && uri != "") { print uri; found = 1; exit } types = suites = uri = "" }
+			/^[ \t]*$/ { flush(); next }
+			/^Types:/ { sub(/^Types:[ \t]*/, ""); types = $0 }
+			/^Suites:/ { sub(/^Suites:[ \t]*/, ""); suites = $0 }
+			/^URIs:/ { uri = $2 }
+			END { if (!found) flush() }' "$f"
+	done
+	for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
+		[ -r "$f" ] || continue
+		awk -v suite="$SUITE" '
+			$1 == "deb" { i = 2; if ($i ~ /^\[/) { while ($i !~ /\]$/) i++; i++ } if ($(i + 1) == suite) { print $i; exit } }' "$f"
+	done
+}
+
+mirror() {
+	if [ -n "${MKCHROOT_MIRROR:-}" ]; then
+		echo "$MKCHROOT_MIRROR"
+		return
+	fi
+	local m
+	m=$(find_mirror | head -n1)
+	if [ -z "$m" ]; then
+		echo "ERROR: mkchroot: no '$SUITE' deb URI in /etc/apt/sources.list(.d); set MKCHROOT_MIRROR" >&2
+		exit 1
+	fi
+	echo "$m"
+}
+
+ensure_tarball() {
+	local mirror key tarball tmp pkgs
+	mirror=$(mirror)
+	pkgs=$PACKAGES${MKCHROOT_EXTRA:+,$MKCHROOT_EXTRA}
+	key=$({ cat "$0"; echo "$pkgs $mirror"; } | sha256sum | cut -c1-12)
+	tarball=$MKCHROOT_CACHE/$SUITE-$key.tar.zst
+	if [ -s "$tarball" ]; then
+		echo "$tarball"
+		return
+	fi
+	mkdir -p "$MKCHROOT_CACHE"
+	tmp=$(mktemp -d "$MKCHROOT_CACHE/build.XXXXXX")
+	# shellcheck disable=SC2064 # expand now: the trap must remove this dir
+	trap "umount_chroot '$tmp/root'; rm -rf --one-file-system '$tmp'" EXIT
+	echo "mkchroot: debootstrap $SUITE (minbase + $pkgs) from $mirror" >&2
+	local t0=$SECONDS
+	if ! debootstrap --variant=minbase --include="$pkgs" "$SUITE" "$tmp/root" "$mirror" >"$tmp/log" 2>&1; then
+		tail -n 20 "$tmp/log" >&2
+		echo "ERROR: mkchroot: debootstrap failed (log above)" >&2
+		exit 1
+	fi
+	# Slim and neutral: no package cache, no host identity.
+	rm -rf "$tmp/root/var/cache/apt/archives/"*.deb "$tmp/root/var/lib/apt/lists/"*_Packages
+	echo mmbatch-test > "$tmp/root/etc/hostname"
+	tar --zstd -C "$tmp/root" --numeric-owner -cf "$tmp/chroot.tar.zst" .
+	rm -f "$MKCHROOT_CACHE/$SUITE"-*.tar.zst
+	mv "$tmp/chroot.tar.zst" "$tarball"
+	echo "mkchroot: cached $tarball ($(du -m "$tarball" | cut -f1) MiB) in $((SECONDS - t0)) s" >&2
+	echo "$tarball"
+}
+
+# Each mount is recorded so umount only undoes what we did.
+mount_chroot() {
+	local dir=$1 m
+	for m in proc sys dev dev/pts run; do
+		mountpoint -q "$dir/$m" && continue
+		mkdir -p "$dir/$m"
+		case $m in
+			proc) mount -t proc proc "$dir/proc" ;;
+			sys) mount -t sysfs sys "$dir/sys" ;;
+			dev) mount --bind /dev "$dir/dev" ;;
+			dev/pts) mount -t devpts -o newinstance,ptmxmode=0666 devpts "$dir/dev/pts" ;;
+			run) mount -t tmpfs -o mode=0755 tmpfs "$dir/run" ;;
+		esac
+	done
+}
+
+umount_chroot() {
+	local dir=$1 m
+	for m in run dev/pts dev sys proc; do
+		if mountpoint -q "$dir/$m"; then
+			umount -l "$dir/$m"
+		fi
+	done
+}
+
+[ $# -ge 1 ] || usage
+case $1 in
+	tarball)
+		[ $# -eq 1 ] || usage
+		ensure_tarball
+		;;
+	unpack)
+		[ $# -eq 2 ] || usage
+		tarball=$(ensure_tarball)
+		mkdir -p "$2"
+		if [ -n "$(ls -A "$2")" ]; then
+			echo "ERROR: mkchroot: unpack target '$2' is not empty" >&2
+			exit 1
+		fi
+		tar --zstd -C "$2" --numeric-owner -xpf "$tarball"
+		;;
+	mount)
+		[ $# -eq 2 ] && [ -d "$2/etc" ] || usage
+		mount_chroot "$2"
+		;;
+	umount)
+		[ $# -eq 2 ] || usage
+		umount_chroot "$2"
+		;;
+	*) usage ;;
+esac

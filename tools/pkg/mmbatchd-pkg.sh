@@ -1,0 +1,125 @@
+#!/bin/bash
+# The mmbatchd packages, DEB and RPM, from one staged tree: the built daemon
+# and benchmark (out/bin/mmbatchd, out/bin/mmbench, stripped), profiles,
+# /etc/mmbatch/mmbatchd.yaml (conffile), systemd units and kernel hooks, as
+# listed in specs/mmbatchd/files.list. The DEB's maintainer scripts
+# (specs/deb/mmbatchd.*) enable mmbatchd.service; the RPM (specs/mmbatchd.spec)
+# does the same with systemctl. Prints both package paths.
+# Reads: OUT, PKG_OUT, PKG_STAGE, PKG_BIN_DIR (default $OUT/bin),
+# PKG_MAINTAINER, PKG_REVISION, SOURCE_DATE_EPOCH (default: the time of the
+# repo's last commit).
+set -eu
+
+usage() { echo "usage: mmbatchd-pkg.sh  (no arguments; see the header)" >&2; exit 2; }
+[ $# -eq 0 ] || usage
+
+. "$(dirname "$0")/lib.sh"
+list=$TOP/specs/mmbatchd/files.list
+bin_dir=${PKG_BIN_DIR:-$OUT/bin}
+version=$(tr -d '[:space:]' <"$TOP/specs/mmbatchd/VERSION")
+[[ "$version" =~ ^[0-9][0-9a-z.+~]*$ ]] || pkg_die "$TOP/specs/mmbatchd/VERSION:1: bad version '$version'"
+if [ -z "${SOURCE_DATE_EPOCH:-}" ]; then
+	SOURCE_DATE_EPOCH=$(git -C "$TOP" log -1 --format=%ct 2>/dev/null) ||
+		pkg_die "package: SOURCE_DATE_EPOCH unset and $TOP is not a git checkout"
+fi
+export SOURCE_DATE_EPOCH
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+root=$work/root
+mkdir -p "$root" "$PKG_OUT"
+
+# stage_list: copy every listed source into $root; the first entry that
+# places a destination wins (so a specific line can precede its glob).
+stage_list() {
+	local n=0 src dest mode need extra matches f target
+	while read -r src dest mode need extra; do
+		n=$((n + 1))
+		case "$src" in ''|'#'*) continue ;; esac
+		[ -n "$need" ] && [ -z "${extra:-}" ] && [[ "$mode" =~ ^0[0-7]{3}$ ]] &&
+			[[ "$need" = required || "$need" = optional ]] && [[ "$dest" = /* ]] ||
+			pkg_die "$list:$n: expected 'SOURCE DEST MODE required|optional'"
+		src=${src//@BIN@/$bin_dir}
+		[[ "$src" = /* ]] || src=$TOP/$src
+		matches=()
+		for f in $src; do
+			[ -f "$f" ] && matches+=("$f")
+		done
+		if [ ${#matches[@]} -eq 0 ]; then
+			[ "$need" = required ] && pkg_die "$list:$n: nothing matches ${src#"$TOP"/} (required)"
+			pkg_note "mmbatchd: $list:$n: nothing matches ${src#"$TOP"/} (optional, skipped)"
+			continue
+		fi
+		[[ "$dest" = */ ]] || [ ${#matches[@]} -eq 1 ] ||
+			pkg_die "$list:$n: ${#matches[@]} files match but DEST $dest is not a directory (end it in /)"
+		for f in "${matches[@]}"; do
+			target=$dest
+			[[ "$dest" = */ ]] && target=$dest$(basename "$f")
+			[ -e "$root$target" ] && continue
+			install -D -m "$mode" "$f" "$root$target"
+		done
+	done <"$list"
+}
+
+stage_list
+# Shipped without debug info (lintian: unstripped binaries); dh_strip's flags.
+strip --remove-section=.comment --remove-section=.note "$root/usr/sbin/mmbatchd" "$root/usr/bin/mmbench"
+pkg_normalize "$root"
+
+build_deb() {
+	local dir=$work/deb ARCH MAINTAINER=$PKG_MAINTAINER DEB_VERSION=$version-$PKG_REVISION
+	local SOURCE=mmbatch DATE CHANGE="mmbatchd and mmbench $version." INSTALLED_SIZE SHLIBS_DEPENDS
+	ARCH=$(pkg_deb_arch)
+	DATE=$(date -u -R -d "@$SOURCE_DATE_EPOCH")
+	cp -a "$root" "$dir"
+	local doc=$dir/usr/share/doc/mmbatchd
+	mkdir -p "$doc" "$dir/DEBIAN"
+	cp "$TOP/specs/deb/copyright" "$doc/copyright"
+	pkg_subst "$TOP/specs/deb/changelog.in" SOURCE DEB_VERSION CHANGE MAINTAINER DATE >"$doc/changelog.Debian"
+	pkg_gzip "$doc/changelog.Debian"
+	SHLIBS_DEPENDS=$(pkg_shlibdeps "$dir/usr/sbin/mmbatchd" "$dir/usr/bin/mmbench")
+	[ -n "$SHLIBS_DEPENDS" ] || pkg_die "package: dpkg-shlibdeps found no dependencies of mmbatchd"
+	INSTALLED_SIZE=$(pkg_installed_size "$dir")
+	pkg_subst "$TOP/specs/deb/control.mmbatchd.in" DEB_VERSION ARCH MAINTAINER INSTALLED_SIZE SHLIBS_DEPENDS \
+		>"$dir/DEBIAN/control"
+	(cd "$dir" && find etc -type f | sort | sed 's|^|/|') >"$dir/DEBIAN/conffiles"
+	local s
+	for s in postinst prerm postrm; do
+		install -m 0755 "$TOP/specs/deb/mmbatchd.$s" "$dir/DEBIAN/$s"
+	done
+	local file=$PKG_OUT/mmbatchd_${DEB_VERSION}_$ARCH.deb
+	pkg_deb "$dir" "$file"
+	echo "$file"
+}
+
+build_rpm() {
+	local top=$work/rpm arch
+	arch=$(pkg_rpm_arch)
+	mkdir -p "$top"
+	# Own our directories and files; /etc entries are %config(noreplace).
+	(
+		cd "$root"
+		find etc/mmbatch usr/share/mmbatch usr/share/doc/mmbatchd -type d 2>/dev/null | sort | sed 's|^|%dir /|'
+		find . \( -type f -o -type l \) | sed 's|^\.||' | sort | sed 's|^/etc/|%config(noreplace) /etc/|'
+	) >"$top/files"
+	rpmbuild -bb --nodeps --quiet --target "$arch" \
+		--define "_topdir $top" \
+		--define "_buildhost mmbatch" \
+		--define "use_source_date_epoch_as_buildtime 1" \
+		--define "clamp_mtime_to_source_date_epoch 1" \
+		--define "stage $root" \
+		--define "pkgversion $version" \
+		--define "pkgrel $PKG_REVISION" \
+		--define "filelist $top/files" \
+		"$TOP/specs/mmbatchd.spec" >"$top/log" 2>&1 || {
+		tail -n 30 "$top/log" >&2
+		pkg_die "package: rpmbuild of specs/mmbatchd.spec failed (log above)"
+	}
+	local rpm=mmbatchd-$version-$PKG_REVISION.$arch.rpm
+	[ -f "$top/RPMS/$arch/$rpm" ] || pkg_die "package: rpmbuild did not produce $rpm"
+	mv -f "$top/RPMS/$arch/$rpm" "$PKG_OUT/$rpm"
+	echo "$PKG_OUT/$rpm"
+}
+
+build_deb
+build_rpm

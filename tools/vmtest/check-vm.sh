@@ -1,0 +1,125 @@
+#!/bin/bash
+# check-vm: the end-to-end VM checks (`make check-vm`). For each base, on the
+# patched guest flavor (`make kernel BASE=<base> FLAVOR=guest`):
+#   quick path  busybox initramfs with our static binaries: the kernel boots,
+#               `mmbench integrity` passes, `mmbench migrate` moves pages
+#               between two nodes, /proc/sys/vm/drain_percpu works
+#               (tests/vm/quick_test.sh);
+#   full path   a Debian 12 rootfs where the kernel .deb and the mmbatchd .deb
+#               were installed with dpkg (postinst -> dracut), booted with
+#               systemd from that rootfs and that initramfs: daemon active
+#               with the default profile, values read back, one drain per
+#               large exit, first-boot smoke result, rollback on stop
+#               (tests/vm/full_test.sh).
+# Checks whose inputs are not in the tree yet are printed as NOT-LIVE with
+# the reason, and listed again at the end; they never count as passes.
+# Prints the time of every step. Logs: $OUT/vm/check/.
+# Reads: MAKE, OUT, VM_BASES (default "6.12 6.1"), VM_QUICK_TIMEOUT (600),
+#   VM_FULL_TIMEOUT (900), VM_KERNEL_DEB_<base> / VM_DAEMON_DEB (use these
+#   .debs instead of the ones under $OUT/packages), VMTEST_* (see vmtest).
+set -eu
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+out=${OUT:-$top/out}
+bases=${VM_BASES:-6.12 6.1}
+quick_timeout=${VM_QUICK_TIMEOUT:-600}
+full_timeout=${VM_FULL_TIMEOUT:-900}
+logs=$out/vm/check
+tests=$top/tests/vm
+mkdir -p "$logs"
+
+make_q() { ${MAKE:-make} -C "$top" --no-print-directory -s "$@"; }
+note() { echo "check-vm: $*" >&2; }
+step_t0=0
+step_start() { step_t0=$SECONDS; note "$1 ..."; }
+step_end() { note "$1: $((SECONDS - step_t0)) s"; }
+
+failures=()
+notlive=()
+
+# series_has_drain BASE: yes when a patch in patches/BASE/series adds the
+# drain_percpu sysctl.
+series_has_drain() {
+	local series=$top/patches/$1/series name
+	[ -f "$series" ] || { echo no; return; }
+	while read -r name _; do
+		case "$name" in ''|'#'*) continue ;; esac
+		if grep -q '^+.*"drain_percpu"' "$top/patches/$1/$name" 2>/dev/null; then echo yes; return; fi
+	done < "$series"
+	echo no
+}
+
+# run_guest LABEL LOGBASE VMTEST-ARGS...: boots, keeps output and console,
+# collects NOT-LIVE lines, records a failure.
+run_guest() {
+	local label=$1 logbase=$2 rc=0
+	shift 2
+	"$here/vmtest" boot "$@" --log "$logbase.console" > "$logbase.out" || rc=$?
+	sed "s/^/[$label] /" "$logbase.out"
+	while IFS= read -r line; do notlive+=("[$label] ${line#NOT-LIVE }"); done < <(grep '^NOT-LIVE ' "$logbase.out" || true)
+	if [ "$rc" != 0 ]; then
+		failures+=("$label (exit $rc; console: $logbase.console)")
+	fi
+}
+
+t_all=$SECONDS
+step_start "building mmbench (static) and mmbatchd"
+make_q mmbench daemon
+step_end "mmbench + mmbatchd"
+initramfs=$("$here/mkinitramfs.sh" "$out/bin/static/mmbench:/usr/bin/mmbench" "$out/bin/mmbatchd:/usr/sbin/mmbatchd" | tail -n 1)
+
+for base in $bases; do
+	step_start "[$base] guest kernel (make kernel BASE=$base FLAVOR=guest)"
+	if ! bzimage=$(make_q kernel BASE="$base" FLAVOR=guest | tail -n 1) || [ ! -f "$bzimage" ]; then
+		failures+=("[$base] make kernel BASE=$base FLAVOR=guest failed")
+		continue
+	fi
+	step_end "[$base] kernel $bzimage"
+	build_dir=${bzimage%/arch/x86/boot/bzImage}
+	krel=$(cat "$build_dir/include/config/kernel.release")
+	drain=$(series_has_drain "$base")
+
+	step_start "[$base] quick path ($krel, drain knob in series: $drain)"
+	run_guest "$base quick" "$logs/$base-quick" "$bzimage" --initramfs "$initramfs" --timeout "$quick_timeout" \
+		--add "$tests/lib.sh" --add "$tests/quick_test.sh" -- sh quick_test.sh "$krel" "$drain"
+	step_end "[$base] quick path"
+
+	# The full path installs our kernel .deb; until the packages exist it
+	# installs Debian's stock kernel .deb the same way (and says so).
+	kernel_var=VM_KERNEL_DEB_${base//./_}
+	kdeb=${!kernel_var:-$(ls "$out"/packages/linux-image-"$krel"_*.deb 2>/dev/null | grep -v -- '-dbg_' | tail -n 1 || true)}
+	ddeb=${VM_DAEMON_DEB:-$(ls "$out"/packages/mmbatchd_*.deb 2>/dev/null | tail -n 1 || true)}
+	debs=()
+	if [ -n "$kdeb" ]; then
+		debs+=("$kdeb")
+	else
+		stock_dir=$(dirname "$(dirname "$("$here/stock-kernel.sh" "$base" | tail -n 1)")")
+		debs+=("$stock_dir"/deps/linux-base_*.deb "$stock_dir"/linux-image-*.deb)
+		notlive+=("[$base full] our packaged kernel: no $out/packages/linux-image-${krel}_*.deb yet; the full path ran with Debian's stock kernel .deb instead")
+	fi
+	daemon=no
+	if [ -n "$ddeb" ]; then debs+=("$ddeb"); daemon=yes; fi
+	step_start "[$base] full-path rootfs (dpkg -i ${debs[*]##*/})"
+	if ! rootdir=$("$here/mkrootfs.sh" "${debs[@]}" | tail -n 1); then
+		failures+=("[$base full] rootfs build (mkrootfs.sh) failed")
+		continue
+	fi
+	step_end "[$base] rootfs $rootdir"
+	step_start "[$base] full path ($(cat "$rootdir/kernelrelease"), systemd)"
+	run_guest "$base full" "$logs/$base-full" "$rootdir/vmlinuz" --rootfs "$rootdir/rootfs.img" \
+		--initramfs "$rootdir/initrd.img" --timeout "$full_timeout" \
+		--add "$tests/lib.sh" --add "$tests/full_test.sh" \
+		-- sh full_test.sh "$(cat "$rootdir/kernelrelease")" "$(sha256sum < "$rootdir/initrd.img" | cut -d' ' -f1)" "$daemon"
+	step_end "[$base] full path"
+done
+
+echo "check-vm: checks not live yet (${#notlive[@]}):"
+for n in ${notlive[@]+"${notlive[@]}"}; do echo "  $n"; done
+note "total $((SECONDS - t_all)) s"
+if [ ${#failures[@]} -gt 0 ]; then
+	echo "check-vm: FAILED:"
+	for f in "${failures[@]}"; do echo "  $f"; done
+	exit 1
+fi
+echo "check-vm: all live checks passed"
