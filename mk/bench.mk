@@ -55,3 +55,4 @@ PHONY += check-bench-san
 check-bench-san:
 	@$(MAKE) --no-print-directory SAN=1 check-bench
 CHECK_STAGES += check-bench-san
+.PRECIOUS: $(OBJ_DIR)/mmbench-unit/%.o

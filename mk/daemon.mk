@@ -50,9 +50,13 @@ $(MBD_FUZZ_DIR)/fuzz_profile: $(MBD_TEST_DIR)/fuzz/fuzz_profile.c $(MBD_FUZZ_OBJ
 
 -include $(MBD_OBJ:.o=.d) $(MBD_FUZZ_OBJ:.o=.d) $(MBD_UNIT_OBJ:.o=.d)
 
+# sd_notify's receiving end for tests/mmbatchd/notify_test.sh.
+$(BIN_DIR)/mmbatchd-notify-listen: $(MBD_TEST_DIR)/notify/notify_listen.c | deps-daemon
+	@mkdir -p $(@D) && $(CC) $(MB_CFLAGS) $(MB_LDFLAGS) -o $@ $<
+
 ## test: check-daemon  mmbatchd unit tests, malformed profiles, scenario tests
 PHONY += check-daemon
-check-daemon: $(BIN_DIR)/mmbatchd $(MBD_UNIT_BIN)
+check-daemon: $(BIN_DIR)/mmbatchd $(MBD_UNIT_BIN) $(BIN_DIR)/mmbatchd-notify-listen
 	@MMBATCHD=$(BIN_DIR)/mmbatchd MBD_UNIT_DIR=$(BIN_DIR)/mmbatchd-unit $(TOP)/tools/mmbatchd/check.sh
 CHECK_STAGES += check-daemon
 

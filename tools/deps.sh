@@ -33,6 +33,15 @@ if [ "$(id -u)" != 0 ]; then
 	exit 1
 fi
 echo "deps: installing ${missing[*]}" >&2
+# Installing must never start services on the machine that runs the build or
+# the tests (tuned, for one, would retune it): while no policy-rc.d exists,
+# put one in place that refuses every start, and remove it afterwards.
+policy=/usr/sbin/policy-rc.d
+if [ ! -e "$policy" ]; then
+	printf '#!/bin/sh\n# mmbatch deps.sh: no service starts during installs\nexit 101\n' > "$policy"
+	chmod 755 "$policy"
+	trap 'rm -f "$policy"' EXIT
+fi
 # The package lists may be stale or absent on a fresh machine.
 apt-get update -qq
 DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -21,8 +21,9 @@ expect_eq "swappiness while running" 30 "$(knob proc/sys/vm/swappiness)"
 expect_eq "status applied" '[{"key":"vm.swappiness","value":"30","original":"60"},{"key":"/sys/kernel/mm/transparent_hugepage/enabled","value":"never","original":"madvise"}]' "$(status_field .applied)"
 expect_eq "status profile/drains/overruns/error" "[\"$PROFILES/p.yaml\",0,0,null]" "$(status_field '[.profile,.drain.drains,.overruns,.last_error]')"
 expect_eq "status.json mode" 600 "$(stat -c %a "$STATE/status.json")"
-metric=$(grep '^mmbatchd_applied_keys ' "$T/mmbatchd.prom" || true)
+metric=$(grep "^mmbatchd_applied_keys " "$T/mmbatchd.prom" || true)
 expect_eq "metrics textfile" "mmbatchd_applied_keys 2" "$metric"
+expect_eq "metrics file mode (node_exporter reads it)" 644 "$(stat -c %a "$T/mmbatchd.prom")"
 
 # SIGHUP with a changed profile: new key applied, dropped key restored.
 cat > "$PROFILES/p.yaml" <<'P'
@@ -67,6 +68,6 @@ expect_eq "journal after stop with rollback: never" absent "$([ -e "$STATE/journ
 # An invalid profile never starts the daemon and writes nothing.
 before=$(tree_sum)
 printf 'sysctl:\n  vm.swappiness: [1]\n' > "$PROFILES/bad.yaml"
-rc=0; out=$("$MMBATCHD" --profile "$PROFILES/bad.yaml" --root "$ROOT" --state-dir "$STATE" --foreground 2>&1) || rc=$?
+rc=0; out=$(timeout 30 "$MMBATCHD" --profile "$PROFILES/bad.yaml" --root "$ROOT" --state-dir "$STATE" --foreground 2>&1) || rc=$?
 expect_eq "bad profile at start" "2 $PROFILES/bad.yaml:2:18: 'vm.swappiness' must have a scalar value, not a list" "$rc $out"
 expect_eq "tree after a refused start" "$before" "$(tree_sum)"

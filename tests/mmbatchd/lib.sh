@@ -12,6 +12,9 @@ set -eu
 : "${MMBATCHD:?MMBATCHD must name the daemon binary}"
 : "${TOP:=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
 TEST_NAME=$(basename "$0" .sh)
+# Run under a systemd unit (CI), the daemon would log to the journal and talk
+# to the unit's notify socket: the tests want neither.
+unset INVOCATION_ID NOTIFY_SOCKET WATCHDOG_USEC WATCHDOG_PID
 test_failures=0
 
 cleanup() {
@@ -100,8 +103,15 @@ wait_last_error() {
 	fail "last_error stayed null"
 }
 
+# stop_daemon: SIGTERM, then wait (a daemon still there after 30 s is
+# killed and the test fails). Sets DAEMON_RC.
 stop_daemon() {
+	local i
 	kill -TERM "$DAEMON_PID"
+	for i in $(seq 300); do kill -0 "$DAEMON_PID" 2>/dev/null || break; sleep 0.1; done
+	if kill -0 "$DAEMON_PID" 2>/dev/null; then
+		fail "daemon ignored SIGTERM"; kill -9 "$DAEMON_PID"
+	fi
 	DAEMON_RC=0
 	wait "$DAEMON_PID" || DAEMON_RC=$?
 	DAEMON_PID=

@@ -14,7 +14,8 @@ printf 'sysctl:\n  vm.swappiness: 10\n' > "$PROFILES/p.yaml"
 echo 'precious' > "$T/outside"
 before=$(tree_sum)
 
-run() { rc=0; out=$("$MMBATCHD" "$@" --root "$ROOT" --state-dir "$STATE" 2>&1) || rc=$?; echo "$rc $out"; }
+# timeout: a daemon that wrongly accepts its input would run forever.
+run() { rc=0; out=$(timeout 30 "$MMBATCHD" "$@" --root "$ROOT" --state-dir "$STATE" 2>&1) || rc=$?; echo "$rc $out"; }
 
 chmod 0666 "$PROFILES/p.yaml"
 expect_eq "world-writable profile" "2 $PROFILES/p.yaml:1:1: refusing untrusted profile '$PROFILES/p.yaml': group- or world-writable" "$(run --once "$PROFILES/p.yaml")"
@@ -42,7 +43,7 @@ cp "$STATE/journal" "$T/journal.good"
 chmod 0600 "$STATE/journal"
 expect_eq "journal naming /etc/passwd" "2 $STATE/journal:4:1: refusing journal entry '/etc/passwd': outside the allowed trees (/proc/sys/vm, /proc/sys/kernel, /sys/kernel/mm, /sys/devices/system/node)" "$(run --rollback)"
 expect_eq "tree after the refused rollback" "$applied" "$(tree_sum)"
-rc=0; "$MMBATCHD" --profile "$PROFILES/p.yaml" --root "$ROOT" --state-dir "$STATE" --foreground >"$T/start.log" 2>&1 || rc=$?
+rc=0; timeout 30 "$MMBATCHD" --profile "$PROFILES/p.yaml" --root "$ROOT" --state-dir "$STATE" --foreground >"$T/start.log" 2>&1 || rc=$?
 expect_eq "daemon start with that journal: exit" 2 "$rc"
 msg=$(grep -c "refusing journal entry '/etc/passwd'" "$T/start.log" || true)
 expect_eq "daemon start with that journal: error logged" 1 "$msg"

@@ -65,6 +65,15 @@ expect_eq "improvement: exit" 0 "$RC"
 expect_match "improvement: pages_per_s better" '^fault +pages_per_s .* better$' "$T/better.out"
 expect_match "improvement: verdict" "verdict: no regression beyond 5.0 % for kernel $new_kver" "$T/better.out"
 
+# 4b. no last-booted record: the newest result of any other kernel
+rm -f "$state/last-booted"
+mkdir -p "$state/results/7.0.0-older"
+cp "$state/results/$old_kver/20260101T000000Z.json" "$state/results/7.0.0-older/20250101T000000Z.json"
+: > "$state/pending/$new_kver"
+run_cmd fallback env SMOKE_KVER=$new_kver SMOKE_STAMP=20260103T100000Z "$SCRIPT"
+expect_eq "no record: exit (baseline 10x faster)" 1 "$RC"
+expect_match "no record: newest other kernel's result" "comparing with .*/results/$old_kver/20260101T000000Z.json" "$T/fallback.out"
+
 # 5. a benchmark failed (an integrity mismatch): exit 1 even with no baseline
 cat > "$T/failing-mmbench" <<FAKE
 #!/bin/sh

@@ -27,6 +27,6 @@ vg "compare A A" 0 "$MMBENCH" compare "$T/a.json" "$T/a.json"
 vg "compare regression + plot" 1 "$MMBENCH" compare "$T/a.json" "$T/slow.json" --plot "$T/p.png"
 vg "compare foreign" 2 "$MMBENCH" compare "$T/a.json" "$T/foreign.json"
 vg "compare broken" 2 "$MMBENCH" compare "$T/broken.json" "$T/a.json"
-vg "compare mismatched" 2 "$MMBENCH" compare "$T/a.json" "$T/slow.json" --threshold x
+vg "compare bad threshold" 2 "$MMBENCH" compare "$T/a.json" "$T/slow.json" --threshold x
 vg "fault" 0 "$MMBENCH" fault --quick --reps 1 --size-mib 1 -o "$T/v.json"
 vg "smoke (fault, migrate)" 0 "$MMBENCH" smoke --benchmarks fault,migrate -o "$T/s.json"

@@ -65,9 +65,11 @@ for key in WatchdogSec CapabilityBoundingSet SystemCallFilter Documentation; do
 	if grep -qE "^$key=." "$unit"; then pass "$key= set"; else fail "expected $key= to be set, it is not"; fi
 done
 
-rw=$(sed -n 's/^ReadWritePaths=//p' "$unit" | tr ' ' '\n')
+rw=$(sed -n 's/^ReadWritePaths=//p' "$unit")
 for path in /proc/sys/vm /proc/sys/kernel /sys/kernel/mm /sys/devices/system/node /var/lib/mmbatch; do
-	if printf '%s\n' "$rw" | grep -qxF "$path"; then pass "ReadWritePaths has $path"; else fail "ReadWritePaths: expected $path, have: $(echo $rw)"; fi
+	found=no
+	for p in $rw; do [ "$p" != "$path" ] || found=yes; done
+	if [ $found = yes ]; then pass "ReadWritePaths has $path"; else fail "ReadWritePaths: expected $path, have: $rw"; fi
 done
 
 # Settings that would break the daemon: read-only /proc/sys, a private

@@ -10,7 +10,7 @@
 # Reads: BASE, SRC, FLAVOR, NR_CPUS, LOCALVERSION, PATCHES, EXTRA_PATCHES,
 #        JOBS (default nproc), CCACHE (default 1; 0 = plain gcc), CCACHE_DIR,
 #        DISTCC_HOSTS, KCFLAGS, PROGRESS_SECONDS (default 30), OUT, TOP.
-set -eu
+set -eu -o pipefail
 . "$(dirname "$0")/lib.sh"
 
 usage() { echo "usage: [BASE=..] [FLAVOR=..] [NR_CPUS=N] [JOBS=N] [CCACHE=0] build.sh" >&2; exit 2; }
@@ -88,7 +88,6 @@ progress() {
 t0=$SECONDS
 rc=0
 make -C "$KB_TREE" O="$KB_BUILD" -j"$jobs" CC="$cc" HOSTCC="$cc" LOCALVERSION= 2>&1 | progress || rc=$?
-[ $rc -eq 0 ] || rc=${PIPESTATUS[0]}
 if [ "$rc" -ne 0 ]; then
 	echo "build: FAILED after $((SECONDS - t0)) s; last 40 lines of $log:" >&2
 	tail -n 40 "$log" >&2

@@ -8,7 +8,7 @@
 # PATCHES_ROOT (default TOP/patches).
 # Sets (kb_init_src): KB_SRCID KB_SRC_ROOT KB_PRISTINE_ROOT KB_TARBALL
 # Sets (kb_init): the above plus KB_PRISTINE KB_KVERSION KB_BASE KB_SERIES_DIR
-#   KB_SERIES_FILE KB_SERIES_VERSION KB_VARIANT KB_XHASH KB_TREE KB_BUILD
+#   KB_SERIES_FILE KB_SERIES_VERSION KB_VARIANT KB_XHASH KB_FHASH KB_TREE KB_BUILD
 #   KB_SERIES_ENTRIES ("NAME STRIP" lines) KB_FLAVOR KB_NR_CPUS KB_LOCALVERSION_FULL KB_RELEASE KB_SERIES_HASH KB_TREE_HASH
 #   SOURCE_DATE_EPOCH KBUILD_BUILD_TIMESTAMP KBUILD_BUILD_USER KBUILD_BUILD_HOST
 
@@ -113,10 +113,10 @@ kb_series_entries() {
 	done <"$file"
 }
 
-# kb_series_version DIR: integer from DIR/VERSION, 0 when absent.
+# kb_series_version DIR: integer from DIR/VERSION, 1 when absent.
 kb_series_version() {
 	local f=$1/VERSION v
-	[ -f "$f" ] || { echo 0; return 0; }
+	[ -f "$f" ] || { echo 1; return 0; }
 	v=$(sed -e 's/#.*//' -e 's/[[:space:]]//g' "$f" | grep -v '^$' | head -n1 || true)
 	[[ "$v" =~ ^[0-9]+$ ]] || kb_die "$f:1: expected an integer series version, got '$v'"
 	echo "$v"
@@ -161,12 +161,19 @@ kb_init() {
 		# shellcheck disable=SC2086
 		KB_XHASH=x$(kb_patch_hash $EXTRA_PATCHES | cut -c1-8)
 	fi
+	# Extra fragments make a different kernel: its own build dir and release.
+	KB_FHASH=
+	if [ -n "${FRAGMENTS:-}" ]; then
+		# shellcheck disable=SC2086
+		KB_FHASH=f$(kb_patch_hash $FRAGMENTS | cut -c1-8)
+	fi
 	KB_TREE=$OUT/tree/$KB_SRCID-$KB_VARIANT${KB_XHASH:+-$KB_XHASH}
 	local bname=$KB_SRCID-$KB_FLAVOR${KB_NR_CPUS:+-nr$KB_NR_CPUS}
 	[ "$KB_VARIANT" = vanilla ] && bname+=-vanilla
 	[ -n "$KB_XHASH" ] && bname+=-$KB_XHASH
+	[ -n "$KB_FHASH" ] && bname+=-$KB_FHASH
 	KB_BUILD=${KB_BUILD_DIR:-$OUT/build/$bname}
-	KB_LOCALVERSION_FULL=-$tag${KB_XHASH:+-$KB_XHASH}-$KB_FLAVOR${KB_NR_CPUS:+-nr$KB_NR_CPUS}${LOCALVERSION:-}
+	KB_LOCALVERSION_FULL=-$tag${KB_XHASH:+-$KB_XHASH}-$KB_FLAVOR${KB_NR_CPUS:+-nr$KB_NR_CPUS}${KB_FHASH:+-$KB_FHASH}${LOCALVERSION:-}
 	KB_RELEASE=$KB_KVERSION$KB_LOCALVERSION_FULL
 	# What the tree is made of: rebuilt whenever this changes.
 	KB_TREE_HASH=$( { cat "$KB_PRISTINE_ROOT/.stamp"; echo "variant=$KB_VARIANT";

@@ -30,7 +30,7 @@ else
 	[ ${#plan[@]} -gt 0 ] || kb_note "series: $KB_SERIES_FILE lists no patches"
 fi
 for x in ${EXTRA_PATCHES:-}; do
-	plan+=("$x" "$(realpath "$x")" 1)
+	plan+=("$(basename "$x")" "$(realpath "$x")" 1)
 done
 
 kb_lock "$KB_TREE.lock"

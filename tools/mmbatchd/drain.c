@@ -188,6 +188,7 @@ void drainer_on_exit(struct drainer *d, const struct exit_event *ev)
 	arm_timer(d, due - now);
 }
 
+/* Drains are numbered by attempt (#N counts failed ones too). */
 static void log_drain(const struct drainer *d, int r, uint64_t cost_us, int64_t delta_kb, bool have_memfree)
 {
 	char reason[160], memfree[48];
@@ -209,7 +210,7 @@ static void log_drain(const struct drainer *d, int r, uint64_t cost_us, int64_t 
 		return;
 	}
 	log_info("drain #%" PRIu64 ": %s, +%" PRIu64 " coalesced; method %s; cost %" PRIu64 " us; MemFree %s%s",
-		 d->stats.drains, reason, d->joined, drain_method_name(d->method), cost_us, memfree,
+		 d->stats.drains + d->stats.failures, reason, d->joined, drain_method_name(d->method), cost_us, memfree,
 		 d->method == DRAIN_MIGRATE_PAGES
 		 ? " (LRU batches only: stock kernels cannot drain the per-CPU free lists)" : "");
 }

@@ -10,7 +10,8 @@
  *  - DRAIN_SYSCTL writes "1" to ROOT/proc/sys/vm/drain_percpu, the knob our
  *    patched kernels add (lru_add_drain_all() + drain_all_pages(NULL)).
  *  - DRAIN_MIGRATE_PAGES calls migrate_pages(2) on ourselves with identical
- *    old and new masks (all online nodes): it moves nothing, but
+ *    old and new masks (the nodes with memory, from ROOT/sys/devices/system/
+ *    node/has_memory, else .../online): it moves nothing, but
  *    do_migrate_pages() calls lru_cache_disable(), which drains the per-CPU
  *    LRU batches of every CPU. Stock kernels with CONFIG_NUMA only. It cannot
  *    drain the per-CPU free lists (drain_all_pages()); nothing in stock

@@ -18,6 +18,7 @@
 
 #define DRAIN_KNOB      "/proc/sys/vm/drain_percpu"
 #define NODE_ONLINE     "/sys/devices/system/node/online"
+#define NODE_HAS_MEMORY "/sys/devices/system/node/has_memory"
 #define MEMINFO         "/proc/meminfo"
 /* Node ids we accept in the online list (MAX_NUMNODES is 1024 on x86_64). */
 #define DRAIN_MAX_NODES 1024
@@ -89,13 +90,13 @@ static int parse_node_list(const char *s, unsigned long *mask, int *ret_max)
 	return 0;
 }
 
-static int read_online_nodes(const char *root, unsigned long *mask, int *ret_max)
+static int read_node_file(const char *root, const char *file, unsigned long *mask, int *ret_max)
 {
 	char path[PATH_MAX], line[4096];
 	FILE *f;
 	int r;
 
-	r = root_path(path, sizeof(path), root, NODE_ONLINE);
+	r = root_path(path, sizeof(path), root, file);
 	if (r < 0)
 		return r;
 	f = fopen(path, "re");
@@ -105,6 +106,16 @@ static int read_online_nodes(const char *root, unsigned long *mask, int *ret_max
 		line[0] = '\0';
 	fclose(f);
 	return parse_node_list(line, mask, ret_max);
+}
+
+/* The node mask for migrate_pages(2): the nodes with memory, else the online
+ * ones (older trees). An online node without memory would make the kernel
+ * refuse the call (EINVAL, or EPERM without CAP_SYS_NICE). */
+static int read_online_nodes(const char *root, unsigned long *mask, int *ret_max)
+{
+	int r = read_node_file(root, NODE_HAS_MEMORY, mask, ret_max);
+
+	return r == -ENOENT ? read_node_file(root, NODE_ONLINE, mask, ret_max) : r;
 }
 
 /* migrate_pages(2) is compiled in only with CONFIG_NUMA (else ENOSYS). A

@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include "log.h"
@@ -39,6 +40,12 @@
  * is ~500 bytes plus headers). SO_RCVBUFFORCE goes past rmem_max; it needs
  * CAP_NET_ADMIN, which subscribing needs anyway. */
 #define EXITWATCH_RCVBUF (4 << 20)
+
+/* Reads per exitwatch_dispatch() call (each one or a few exit records). */
+#define EXITWATCH_MAX_READS 1024
+
+/* Our requests' sequence number; the kernel's exit records carry 0. */
+#define GENL_REQUEST_SEQ 1
 
 struct exitwatch {
 	int fd;
@@ -93,7 +100,7 @@ static int genl_send(int fd, uint16_t family, uint8_t cmd, uint16_t attr, const 
 	req.nlh.nlmsg_len = NLMSG_LENGTH(GENL_HDRLEN);
 	req.nlh.nlmsg_type = family;
 	req.nlh.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
-	req.nlh.nlmsg_seq = 1;
+	req.nlh.nlmsg_seq = GENL_REQUEST_SEQ;
 	req.genl.cmd = cmd;
 	req.genl.version = 1;
 	if (!nla_put(&req.nlh, sizeof(req), attr, data, len))
@@ -113,7 +120,9 @@ static int genl_request(int fd, uint16_t family, uint8_t cmd, uint16_t attr,
 
 	if (r < 0)
 		return r;
-	/* Replies come before the ack; the first message decides. */
+	/* The reply (if any) comes before the ack; the first message answering
+	 * our sequence number decides. Exit records (sequence 0) that slip in
+	 * right after registering are skipped: a missed exit is harmless. */
 	for (;;) {
 		n = recv(fd, buf, bufsize, 0);
 		if (n < 0) {
@@ -124,6 +133,8 @@ static int genl_request(int fd, uint16_t family, uint8_t cmd, uint16_t attr,
 		struct nlmsghdr *nlh = (struct nlmsghdr *)buf;
 		if (!NLMSG_OK(nlh, (size_t)n))
 			return -EBADMSG;
+		if (nlh->nlmsg_seq != GENL_REQUEST_SEQ)
+			continue;
 		if (nlh->nlmsg_type == NLMSG_ERROR) {
 			struct nlmsgerr *e = NLMSG_DATA(nlh);
 			if (e->error)
@@ -140,7 +151,7 @@ static int resolve_family(int fd, uint16_t *ret)
 	int n = genl_request(fd, GENL_ID_CTRL, CTRL_CMD_GETFAMILY, CTRL_ATTR_FAMILY_NAME,
 			     TASKSTATS_GENL_NAME, sizeof(TASKSTATS_GENL_NAME), buf, sizeof(buf));
 	if (n < 0)
-		return n == -ENOENT ? -ENOENT : n;
+		return n; /* -ENOENT: a kernel without CONFIG_TASKSTATS */
 	if (n == 0)
 		return -EBADMSG;
 
@@ -165,6 +176,9 @@ int exitwatch_open(struct exitwatch **ret)
 	struct exitwatch *w;
 	char buf[4096];
 	int r, rcvbuf = EXITWATCH_RCVBUF;
+	/* The setup requests below block; the kernel answers at once, but a
+	 * bound keeps a broken kernel from hanging the daemon's start. */
+	struct timeval setup_timeout = { .tv_sec = 5 };
 
 	w = calloc(1, sizeof(*w));
 	if (!w)
@@ -176,6 +190,7 @@ int exitwatch_open(struct exitwatch **ret)
 	}
 	if (setsockopt(w->fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf)) < 0)
 		(void)setsockopt(w->fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
+	(void)setsockopt(w->fd, SOL_SOCKET, SO_RCVTIMEO, &setup_timeout, sizeof(setup_timeout));
 
 	r = resolve_family(w->fd, &w->family);
 	if (r < 0) {
@@ -277,7 +292,9 @@ int exitwatch_dispatch(struct exitwatch *w, exitwatch_cb cb, void *userdata)
 	} u;
 	int delivered = 0;
 
-	for (;;) {
+	/* Bounded, so an exit storm cannot starve signals and timers: the fd
+	 * stays readable and a level-triggered loop calls us again. */
+	for (int reads = 0; reads < EXITWATCH_MAX_READS; reads++) {
 		ssize_t n = recv(w->fd, u.buf, sizeof(u.buf), MSG_DONTWAIT);
 
 		if (n < 0) {
@@ -314,6 +331,7 @@ int exitwatch_dispatch(struct exitwatch *w, exitwatch_cb cb, void *userdata)
 			}
 		}
 	}
+	return delivered;
 }
 
 void exitwatch_free(struct exitwatch *w)

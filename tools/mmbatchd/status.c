@@ -77,7 +77,7 @@ char *status_json(const struct status_info *si)
 int status_save(const char *state_dir, const struct status_info *si)
 {
 	char *json = status_json(si), *path = xasprintf("%s/%s", state_dir, STATUS_NAME);
-	int r = write_file_replace(path, json, strlen(json));
+	int r = write_file_replace(path, json, strlen(json), 0600);
 
 	free(path);
 	free(json);
@@ -124,7 +124,8 @@ int metrics_save(const char *path, const struct status_info *si)
 	metric(&b, "last_drain_cost_seconds", "gauge", "Wall time of the last drain.", num);
 	metric_u64(&b, "netlink_overruns_total", "counter", "Exit-event socket overruns (events lost).", si->overruns);
 	metric_u64(&b, "error", "gauge", "1 when the last reload or drain failed.", si->last_error != NULL);
-	r = write_file_replace(path, b.s, b.len);
+	/* node_exporter reads it as its own user. */
+	r = write_file_replace(path, b.s, b.len, 0644);
 	sb_free(&b);
 	return r;
 }

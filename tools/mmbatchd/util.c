@@ -122,7 +122,7 @@ static int write_all(int fd, const char *data, size_t len)
 	return 0;
 }
 
-static int write_file(const char *path, const char *data, size_t len, bool durable)
+static int write_file(const char *path, const char *data, size_t len, bool durable, mode_t mode)
 {
 	char *tmp = xasprintf("%s.tmpXXXXXX", path);
 	int fd, r;
@@ -132,9 +132,9 @@ static int write_file(const char *path, const char *data, size_t len, bool durab
 		r = -errno;
 		goto out;
 	}
-	/* mkostemp creates 0600 already; be explicit for umask-proof intent. */
+	/* mkostemp creates 0600; set the mode before anyone can see the file. */
 	r = 0;
-	if (fchmod(fd, 0600) < 0 || (r = write_all(fd, data, len)) < 0 || (durable && fsync(fd) < 0)) {
+	if (fchmod(fd, mode) < 0 || (r = write_all(fd, data, len)) < 0 || (durable && fsync(fd) < 0)) {
 		r = r < 0 ? r : -errno;
 		close(fd);
 		unlink(tmp);
@@ -153,12 +153,12 @@ out:
 
 int write_file_atomic(const char *path, const char *data, size_t len)
 {
-	return write_file(path, data, len, true);
+	return write_file(path, data, len, true, 0600);
 }
 
-int write_file_replace(const char *path, const char *data, size_t len)
+int write_file_replace(const char *path, const char *data, size_t len, mode_t mode)
 {
-	return write_file(path, data, len, false);
+	return write_file(path, data, len, false, mode);
 }
 
 int read_file(const char *path, size_t max, char **ret, size_t *ret_len)

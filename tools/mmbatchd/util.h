@@ -36,9 +36,10 @@ int trust_check_stat(const struct stat *st, const char **why);
  * fsync, rename over path, fsync of the directory. Negative errno. */
 int write_file_atomic(const char *path, const char *data, size_t len);
 
-/* The same without the fsyncs, for files that are only reports (status,
- * metrics): readers never see a partial file, but a crash may lose it. */
-int write_file_replace(const char *path, const char *data, size_t len);
+/* The same without the fsyncs, with the given mode, for files that are only
+ * reports (status, metrics): readers never see a partial file, but a crash
+ * may lose it. */
+int write_file_replace(const char *path, const char *data, size_t len, mode_t mode);
 
 /* fsync of the directory that holds path. Negative errno. */
 int fsync_parent_dir(const char *path);

@@ -167,12 +167,17 @@ static int one_rep(struct mb_result *r, struct integ *g, double seconds,
 	}
 	g->mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	g->gen = calloc(g->npages, sizeof(*g->gen));
-	if (g->mem == MAP_FAILED || !g->gen) {
+	if (g->mem == MAP_FAILED)
 		g->mem = NULL;
+	if (!g->mem || !g->gen) {
 		ret = -ENOMEM;
 		goto out;
 	}
 	(void)madvise((void *)g->mem, bytes, MADV_NOHUGEPAGE);
+	/* our migrations only: keep NUMA balancing's hinting faults out */
+	ret = mb_mbind_two((void *)g->mem, bytes, g->na, g->nb);
+	if (ret < 0)
+		goto out;
 	for (size_t i = 0; i < g->npages; i++)
 		write_page(g, i, 0);
 	g->stop = 0;
@@ -300,6 +305,8 @@ int bench_integrity(const struct mb_opts *o, struct mb_result *r)
 	}
 	if (ret == 0)
 		ret = mb_run_end(r);
+	if (mb_move_pages_last_error)
+		mb_param_str(r, "move_pages_page_error", strerror(-mb_move_pages_last_error));
 	if (ret == 0 && corrupt > 0)
 		mb_fail(r, "%llu corrupt bytes; first: %s", (unsigned long long)corrupt, g.first);
 	return ret;

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 
 struct spinner {
@@ -45,8 +46,10 @@ static void buf_free(struct migrate_buf *b)
 	free(b->status);
 }
 
-static int buf_init(struct migrate_buf *b, size_t bytes)
+static int buf_init(struct migrate_buf *b, size_t bytes, int na, int nb)
 {
+	int r;
+
 	b->bytes = bytes;
 	b->count = bytes / MB_PAGE;
 	b->mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -56,6 +59,9 @@ static int buf_init(struct migrate_buf *b, size_t bytes)
 	if (b->mem == MAP_FAILED || !b->pages || !b->nodes || !b->status)
 		return -ENOMEM;
 	(void)madvise(b->mem, bytes, MADV_NOHUGEPAGE);
+	r = mb_mbind_two(b->mem, bytes, na, nb);
+	if (r < 0)
+		return r;
 	for (size_t i = 0; i < b->count; i++) {
 		b->mem[i * MB_PAGE] = (char)i;
 		b->pages[i] = b->mem + i * MB_PAGE;
@@ -130,7 +136,7 @@ int bench_migrate(const struct mb_opts *o, struct mb_result *r)
 	m[3] = mb_metric_add(r, "pgmigrate_fail", "pages", MB_BETTER_NONE);
 	m[4] = mb_metric_add(r, "pages_moved", "pages", MB_BETTER_NONE);
 
-	ret = buf_init(&b, bytes);
+	ret = buf_init(&b, bytes, na, nb);
 	if (ret == 0) {
 		size_t moved;
 
@@ -152,6 +158,8 @@ int bench_migrate(const struct mb_opts *o, struct mb_result *r)
 		ret = measure(r, &b, na, nb, m);
 	if (ret == 0)
 		ret = mb_run_end(r);
+	if (mb_move_pages_last_error)
+		mb_param_str(r, "move_pages_page_error", strerror(-mb_move_pages_last_error));
 	__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
 	for (int i = 0; i < started; i++)
 		pthread_join(sp[i].tid, NULL);

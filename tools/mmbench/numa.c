@@ -10,6 +10,8 @@
 #define MB_MPOL_BIND 2
 #define MB_MPOL_MF_MOVE (1 << 1)
 
+int mb_move_pages_last_error;
+
 int mb_move_pages_to(void **pages, int *nodes, int *status, size_t count, int node,
 		     size_t *ret_moved)
 {
@@ -24,6 +26,8 @@ int mb_move_pages_to(void **pages, int *nodes, int *status, size_t count, int no
 	for (size_t i = 0; i < count; i++)
 		if (status[i] == node)
 			moved++;
+		else if (status[i] < 0 && mb_move_pages_last_error == 0)
+			mb_move_pages_last_error = status[i];
 	*ret_moved = moved;
 	return 0;
 }
@@ -35,6 +39,15 @@ int mb_mbind_move(void *addr, size_t len, int node)
 	/* maxnode counts bits plus one, as the kernel drops the last bit */
 	if (syscall(SYS_mbind, addr, len, MB_MPOL_BIND, &mask, sizeof(mask) * 8 + 1,
 		    MB_MPOL_MF_MOVE) < 0)
+		return -errno;
+	return 0;
+}
+
+int mb_mbind_two(void *addr, size_t len, int a, int b)
+{
+	unsigned long mask = 1UL << a | 1UL << b;
+
+	if (syscall(SYS_mbind, addr, len, MB_MPOL_BIND, &mask, sizeof(mask) * 8 + 1, 0) < 0)
 		return -errno;
 	return 0;
 }

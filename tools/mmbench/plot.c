@@ -52,21 +52,21 @@ static void put_quoted(FILE *f, const char *s)
 
 int mb_plot_write(const struct mb_plot *p, const char *png, const char *a, const char *b)
 {
-	char data[] = "/tmp/mmbench-plot.XXXXXX";
 	const char *tmpdir = getenv("TMPDIR");
 	char *datapath = NULL, *pngtmp = NULL;
 	size_t plen = strlen(png) + 16;
 	FILE *f = NULL, *gp = NULL;
 	int fd, r = 0, status;
+	double lim = 20;
 
-	if (tmpdir && *tmpdir) {
+	if (!tmpdir || !*tmpdir)
+		tmpdir = P_tmpdir; /* the C library's temp directory */
+	{
 		size_t n = strlen(tmpdir) + 32;
 
 		datapath = malloc(n);
 		if (datapath)
 			snprintf(datapath, n, "%s/mmbench-plot.XXXXXX", tmpdir);
-	} else {
-		datapath = strdup(data);
 	}
 	pngtmp = malloc(plen);
 	if (!datapath || !pngtmp) {
@@ -97,12 +97,17 @@ int mb_plot_write(const struct mb_plot *p, const char *png, const char *a, const
 	}
 	f = NULL;
 
+	/* y range from the changes, not the CIs: one noisy metric's CI
+	 * would otherwise flatten every bar */
+	for (int i = 0; i < p->n; i++)
+		if (fabs(p->rows[i].change) * 1.5 + 10 > lim)
+			lim = fabs(p->rows[i].change) * 1.5 + 10;
 	gp = popen("gnuplot", "we");
 	if (!gp) {
 		r = -errno;
 		goto out;
 	}
-	fprintf(gp, "set terminal pngcairo size 1200,%d\nset output ", 300 + 22 * p->n);
+	fprintf(gp, "set terminal pngcairo size %d,640\nset output ", p->n * 40 + 300 > 900 ? p->n * 40 + 300 : 900);
 	put_quoted(gp, pngtmp);
 	fprintf(gp, "\nset title ");
 	{
@@ -115,10 +120,10 @@ int mb_plot_write(const struct mb_plot *p, const char *png, const char *a, const
 	fprintf(gp,
 		"\nset style fill solid 0.5\nset boxwidth 0.6\nset grid y\n"
 		"set ylabel 'change %%'\nset xtics rotate by -60 noenhanced font ',8'\n"
-		"set key off\nset xrange [-1:%d]\n"
-		"plot ", p->n);
+		"set key off\nset xrange [-1:%d]\nset yrange [%g:%g]\n"
+		"plot ", p->n, -lim, lim);
 	put_quoted(gp, datapath);
-	fprintf(gp, " using 1:3:(column(6)==2?0x2e8b57:column(6)==3?0xcc2222:0x888888):xtic(2)"
+	fprintf(gp, " using 1:3:(column(6)==1?0x2e8b57:column(6)==2?0xcc2222:0x888888):xtic(2)"
 		    " with boxes lc rgb variable, ");
 	put_quoted(gp, datapath);
 	fprintf(gp, " using 1:3:4:5 with yerrorbars lc rgb 'black' pt 0\n");

@@ -153,6 +153,11 @@ void mb_write_system(struct jw *w)
 		jw_str(w, thp);
 	else
 		jw_null(w);
+	jw_key(w, "numa_balancing");
+	if (mb_read_line("/proc/sys/kernel/numa_balancing", thp, sizeof(thp)) == 0)
+		jw_str(w, thp);
+	else
+		jw_null(w);
 	jw_kbool(w, "lock_stat", access("/proc/lock_stat", R_OK) == 0);
 	jw_obj_end(w);
 }

@@ -26,7 +26,7 @@ MAINTAINER=$PKG_MAINTAINER
 DEB_VERSION=$KERNELRELEASE-$PKG_REVISION
 DATE=$(date -u -R -d "@$SOURCE_DATE_EPOCH")
 SOURCE=linux-mmbatch
-CHANGE="Linux $KVERSION, mmbatch series $SERIES_VERSION, $FLAVOR flavor (release $KERNELRELEASE)."
+CHANGE="Linux $KVERSION, mmbatch series $SERIES_VERSION, $FLAVOR flavor."
 mkdir -p "$PKG_OUT"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

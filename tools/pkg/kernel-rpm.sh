@@ -25,14 +25,8 @@ mkdir -p "$PKG_OUT"
 top=$(mktemp -d)
 trap 'rm -rf "$top"' EXIT
 
-# rpmbuild's own database checks would look at the (empty) rpm db of a
-# Debian host: --nodeps. Everything machine-specific is pinned.
-rpmbuild -bb --nodeps --quiet --target "$arch" \
-	--define "_topdir $top" \
-	--define "_buildhost mmbatch" \
-	--define "use_source_date_epoch_as_buildtime 1" \
-	--define "clamp_mtime_to_source_date_epoch 1" \
-	--define "_binary_payload w6.xzdio" \
+pkg_rpmbuild "$TOP/specs/mmbatch-kernel.spec" "$top" \
+	"Linux $KVERSION, mmbatch series $SERIES_VERSION, $FLAVOR flavor (release $KERNELRELEASE)." \
 	--define "stage $stage" \
 	--define "kver $KERNELRELEASE" \
 	--define "kversion $KVERSION" \
@@ -40,11 +34,7 @@ rpmbuild -bb --nodeps --quiet --target "$arch" \
 	--define "flavor $FLAVOR" \
 	--define "base $BASE" \
 	--define "series $SERIES_VERSION" \
-	--define "with_dbg $with_dbg" \
-	"$TOP/specs/mmbatch-kernel.spec" >"$top/log" 2>&1 || {
-	tail -n 30 "$top/log" >&2
-	pkg_die "package: rpmbuild of specs/mmbatch-kernel.spec failed (log above)"
-}
+	--define "with_dbg $with_dbg"
 
 name=mmbatch-kernel-$FLAVOR
 for sub in "" -devel -debuginfo; do

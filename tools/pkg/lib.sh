@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shared helpers for the packaging stage (tools/pkg/*.sh). Sourced, not run.
 #
 # pkg_load_build finds the kernel build of the current knobs (BASE, FLAVOR,
@@ -98,10 +99,16 @@ pkg_shlibdeps() {
 	dir=$(mktemp -d)
 	mkdir "$dir/debian"
 	printf 'Source: x\n\nPackage: x\nArchitecture: any\n' >"$dir/debian/control"
-	local f abs=()
-	for f in "$@"; do abs+=("$(realpath "$f")"); done
-	(cd "$dir" && dpkg-shlibdeps -O -e"${abs[@]}" 2>/dev/null) | sed -n 's/^shlibs:Depends=//p'
+	local f args=()
+	for f in "$@"; do args+=(-e "$(realpath "$f")"); done
+	local out
+	if ! out=$(cd "$dir" && dpkg-shlibdeps -O "${args[@]}" 2>"$dir/err"); then
+		cat "$dir/err" >&2
+		rm -rf "$dir"
+		pkg_die "package: dpkg-shlibdeps failed on $*"
+	fi
 	rm -rf "$dir"
+	printf '%s\n' "$out" | sed -n 's/^shlibs:Depends=//p'
 }
 
 # pkg_deb DIR FILE: build FILE from DIR with dpkg-deb (sorted members, root
@@ -118,3 +125,27 @@ pkg_deb() {
 # pkg_arch: the Debian architecture of the build (x86_64 kernels only).
 pkg_deb_arch() { echo amd64; }
 pkg_rpm_arch() { echo x86_64; }
+
+# pkg_rpmbuild SPEC TOPDIR CHANGELOG_TEXT [--define 'k v']...: binary-only
+# rpmbuild with everything machine-specific pinned (build host, build time
+# and file mtimes from SOURCE_DATE_EPOCH, packager, changelog date). The
+# RPMs land in TOPDIR/RPMS/<arch>/. rpmbuild's dependency check would read
+# the (empty) rpm database of a Debian host: --nodeps.
+pkg_rpmbuild() {
+	local spec=$1 top=$2 text=$3
+	shift 3
+	mkdir -p "$top"
+	rpmbuild -bb --nodeps --quiet --target "$(pkg_rpm_arch)" \
+		--define "_topdir $top" \
+		--define "_buildhost mmbatch" \
+		--define "use_source_date_epoch_as_buildtime 1" \
+		--define "clamp_mtime_to_source_date_epoch 1" \
+		--define "_binary_payload w6.xzdio" \
+		--define "packager $PKG_MAINTAINER" \
+		--define "changelog_date $(LC_ALL=C date -u -d "@$SOURCE_DATE_EPOCH" '+%a %b %d %Y')" \
+		--define "changelog_text $text" \
+		"$@" "$spec" >"$top/rpmbuild.log" 2>&1 || {
+		tail -n 30 "$top/rpmbuild.log" >&2
+		pkg_die "package: rpmbuild of ${spec#"$TOP"/} failed (log above)"
+	}
+}

@@ -99,22 +99,18 @@ build_rpm() {
 	# Own our directories and files; /etc entries are %config(noreplace).
 	(
 		cd "$root"
-		find etc/mmbatch usr/share/mmbatch usr/share/doc/mmbatchd -type d 2>/dev/null | sort | sed 's|^|%dir /|'
-		find . \( -type f -o -type l \) | sed 's|^\.||' | sort | sed 's|^/etc/|%config(noreplace) /etc/|'
+		for d in etc/mmbatch usr/share/mmbatch usr/share/doc/mmbatchd; do
+			[ -d "$d" ] && find "$d" -type d | sort | sed 's|^|%dir /|'
+		done
+		# Executable hooks under /etc/kernel are code, not configuration.
+		find . \( -type f -o -type l \) \( -path './etc/*' ! -perm -u+x -printf '%%config(noreplace) ' -o -true \) \
+			-printf '%P\n' | sed 's|^\(%config(noreplace) \)\{0,1\}|&/|' | sort
 	) >"$top/files"
-	rpmbuild -bb --nodeps --quiet --target "$arch" \
-		--define "_topdir $top" \
-		--define "_buildhost mmbatch" \
-		--define "use_source_date_epoch_as_buildtime 1" \
-		--define "clamp_mtime_to_source_date_epoch 1" \
+	pkg_rpmbuild "$TOP/specs/mmbatchd.spec" "$top" "mmbatchd and mmbench $version." \
 		--define "stage $root" \
 		--define "pkgversion $version" \
 		--define "pkgrel $PKG_REVISION" \
-		--define "filelist $top/files" \
-		"$TOP/specs/mmbatchd.spec" >"$top/log" 2>&1 || {
-		tail -n 30 "$top/log" >&2
-		pkg_die "package: rpmbuild of specs/mmbatchd.spec failed (log above)"
-	}
+		--define "filelist $top/files"
 	local rpm=mmbatchd-$version-$PKG_REVISION.$arch.rpm
 	[ -f "$top/RPMS/$arch/$rpm" ] || pkg_die "package: rpmbuild did not produce $rpm"
 	mv -f "$top/RPMS/$arch/$rpm" "$PKG_OUT/$rpm"

@@ -1,0 +1,48 @@
+# Kernel pipeline, stages 1-4: source -> series -> config -> build. Each stage
+# is a script under tools/kbuild/ that finds the previous stage's output under
+# $(OUT) from the same knobs; packaging (stage 5) and reproducibility (stage 6)
+# live in mk/packages.mk. Layout and knobs: README "Kernel pipeline".
+#
+# Knobs (make variables or environment): BASE=6.12|6.1, SRC=PATH,
+# FLAVOR=cloud|generic|guest, NR_CPUS=N, LOCALVERSION=..., PATCHES=0,
+# EXTRA_PATCHES="a.patch ...", FRAGMENTS="a.config ...", SIGN_KEY=PEM, JOBS=N,
+# CCACHE=0, CCACHE_DIR, DISTCC_HOSTS, KCFLAGS.
+
+KBUILD_DIR := $(TOP)/tools/kbuild
+export SRC NR_CPUS LOCALVERSION PATCHES EXTRA_PATCHES FRAGMENTS SIGN_KEY JOBS CCACHE
+
+## kernel: source  unpack the base source once, pristine (BASE=6.12|6.1 or SRC=PATH)
+PHONY += source
+source: | deps-kernel
+	@$(KBUILD_DIR)/source.sh
+
+## kernel: series  dry-run the patch series, then apply it to a fresh copy (PATCHES=0: none)
+PHONY += series
+series: source
+	@$(KBUILD_DIR)/series.sh
+
+## kernel: config  base config + fragments + knobs, checked; prints the .config path last
+PHONY += config
+config: series
+	@$(KBUILD_DIR)/config.sh
+
+## kernel: kernel  build the configured kernel (ccache); prints the bzImage path last
+PHONY += kernel
+kernel: config
+	@$(KBUILD_DIR)/build.sh
+
+## kernel: patches-check  every base: each patch applies, MANIFEST verify lines hold
+PHONY += patches-check
+patches-check: | deps-kernel
+	@$(KBUILD_DIR)/patches-check.sh
+
+## test: check-pipeline  patches-check, broken-patch and impossible-option fixtures, guest kernels of both bases
+PHONY += check-pipeline
+check-pipeline: | deps-kernel
+	@$(TOP)/tests/pipeline/run.sh
+CHECK_STAGES += check-pipeline
+
+## bench: bench-pipeline  pipeline overhead vs plain make bzImage modules; ccache-warm rebuild share
+PHONY += bench-pipeline
+bench-pipeline: | deps-kernel
+	@$(TOP)/tests/pipeline/bench.sh

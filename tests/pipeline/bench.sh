@@ -1,0 +1,66 @@
+#!/bin/bash
+# `make bench-pipeline`: prints (does not assert) what the pipeline costs on
+# top of the kernel's own build, for one base/flavor (default 6.12 guest):
+#   plain   `make bzImage modules` of the pipeline's final .config, plain gcc,
+#           in a fresh O= dir;
+#   cold    `make kernel` into a fresh build dir with an empty ccache
+#           (series check, config stage, ccache misses, progress filter);
+#   warm    the same again after deleting the build dir, ccache warm.
+# Figures: overhead = cold - plain (s and %), warm as a share of cold.
+# Everything goes under $OUT/bench/ and is removed afterwards.
+# Reads: BASE (default 6.12), FLAVOR (default guest), JOBS (default nproc),
+#        TOP, OUT.
+set -eu
+TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+OUT=${OUT:-$TOP/out}
+BASE=${BASE:-6.12}
+FLAVOR=${FLAVOR:-guest}
+JOBS=${JOBS:-$(nproc)}
+export TOP OUT BASE FLAVOR JOBS
+unset SRC NR_CPUS LOCALVERSION PATCHES EXTRA_PATCHES FRAGMENTS KB_BUILD_DIR
+kb=$TOP/tools/kbuild
+
+usage() { echo "usage: [BASE=6.12] [FLAVOR=guest] [JOBS=N] bench.sh" >&2; exit 2; }
+[ $# -eq 0 ] || usage
+
+bench=$OUT/bench/pipeline-$BASE-$FLAVOR
+rm -rf "$bench"
+mkdir -p "$bench"
+trap 'rm -rf "$bench"' EXIT
+
+"$kb/source.sh" >/dev/null
+tree=$("$kb/series.sh")
+config=$("$kb/config.sh" | tail -n1)
+. "$(dirname "$config")/mmbatch-build.env"
+export SOURCE_DATE_EPOCH KBUILD_BUILD_TIMESTAMP KBUILD_BUILD_USER KBUILD_BUILD_HOST
+echo "bench-pipeline: $KERNELRELEASE, make -j$JOBS, load average now: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+mkdir "$bench/plain"
+cp "$config" "$bench/plain/.config"
+t0=$(date +%s.%N)
+make -C "$tree" O="$bench/plain" -j"$JOBS" LOCALVERSION= bzImage modules >"$bench/plain.log" 2>&1 ||
+	{ tail -n 20 "$bench/plain.log"; echo "ERROR: bench-pipeline: plain build failed" >&2; exit 1; }
+t_plain=$(echo "$(date +%s.%N) - $t0" | bc)
+rm -rf "$bench/plain"
+echo "bench-pipeline: plain make bzImage modules: ${t_plain%.*} s"
+
+run_pipeline() {
+	rm -rf "$bench/build"
+	local t0
+	t0=$(date +%s.%N)
+	KB_BUILD_DIR=$bench/build CCACHE_DIR=$bench/ccache "$kb/series.sh" >/dev/null 2>&1
+	KB_BUILD_DIR=$bench/build CCACHE_DIR=$bench/ccache "$kb/config.sh" >/dev/null 2>&1
+	KB_BUILD_DIR=$bench/build CCACHE_DIR=$bench/ccache PROGRESS_SECONDS=100000 "$kb/build.sh" >"$bench/$1.out" 2>&1 ||
+		{ cat "$bench/$1.out"; echo "ERROR: bench-pipeline: pipeline build ($1) failed" >&2; exit 1; }
+	echo "$(date +%s.%N) - $t0" | bc
+}
+t_cold=$(run_pipeline cold)
+echo "bench-pipeline: pipeline cold (empty ccache): ${t_cold%.*} s"
+t_warm=$(run_pipeline warm)
+echo "bench-pipeline: pipeline warm (ccache full, build dir fresh): ${t_warm%.*} s"
+grep '^build: .* done in' "$bench/warm.out" | sed 's/^/bench-pipeline: warm: /'
+
+awk -v p="$t_plain" -v c="$t_cold" -v w="$t_warm" 'BEGIN {
+	printf "bench-pipeline: overhead of the pipeline (cold) vs plain: %+.0f s (%+.1f%%)\n", c - p, 100 * (c - p) / p
+	printf "bench-pipeline: ccache-warm rebuild as a share of the cold build: %.1f%%\n", 100 * w / c
+}'

@@ -1,0 +1,92 @@
+#!/bin/bash
+# bench-vm: the side-by-side benchmark (`make bench-vm`, not part of check).
+# For each base, boots in turn the patched guest kernel, the same source and
+# config without the series (PATCHES=0, "vanilla"), and Debian's stock kernel
+# of that base (all with the quick-path busybox initramfs, 2 vCPUs, 2 NUMA
+# nodes), runs the mmbench suite in each and writes
+#   $OUT/bench/<base>-<variant>.json     the mmbench documents
+#   $OUT/bench/<base>-<A>-vs-<B>.txt|png mmbench compare output and chart
+#   $OUT/bench/REPORT.md                 medians, ratios, verdicts, anchors
+#   $OUT/bench/report.json               the same tables as JSON
+# Variants whose kernel cannot be had (build failed) are reported as missing.
+# Reads: MAKE, OUT, BENCH_BASES (default "6.12 6.1"), BENCH_VARIANTS (default
+#   "patched vanilla stock"), BENCH_SUITE (default
+#   fault,migrate,munmap,exitdrain,integrity), BENCH_REPS (default 5),
+#   BENCH_TIMEOUT (per boot, default 3600), VMTEST_* (see vmtest).
+set -eu
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+out=${OUT:-$top/out}
+bases=${BENCH_BASES:-6.12 6.1}
+variants=${BENCH_VARIANTS:-patched vanilla stock}
+suite=${BENCH_SUITE:-fault,migrate,munmap,exitdrain,integrity}
+reps=${BENCH_REPS:-5}
+timeout=${BENCH_TIMEOUT:-3600}
+bench=$out/bench
+mkdir -p "$bench"
+
+make_q() { ${MAKE:-make} -C "$top" --no-print-directory -s "$@"; }
+note() { echo "bench-vm: $*" >&2; }
+mmbench=$out/bin/mmbench
+
+# kernel_of BASE VARIANT: the bzImage/vmlinuz to boot.
+kernel_of() {
+	case "$2" in
+	patched) make_q kernel BASE="$1" FLAVOR=guest | tail -n 1 ;;
+	vanilla) make_q kernel BASE="$1" FLAVOR=guest PATCHES=0 | tail -n 1 ;;
+	stock) "$here/stock-kernel.sh" "$1" | tail -n 1 ;;
+	esac
+}
+
+# run_suite BASE VARIANT KERNEL: one boot, the JSON document out of the
+# console (the guest prints it after a separator line).
+run_suite() {
+	local base=$1 variant=$2 kernel=$3 raw=$bench/$1-$2.console rc=0
+	note "[$base $variant] booting $(basename "$kernel"): mmbench smoke --benchmarks $suite --reps $reps"
+	"$here/vmtest" boot "$kernel" --timeout "$timeout" --log "$raw" -- \
+		"mmbench smoke --benchmarks $suite --reps $reps -o /tmp/r.json >/tmp/r.log 2>&1; rc=\$?;" \
+		"cat /tmp/r.log >&2; echo @@JSON@@; cat /tmp/r.json; exit \$rc" > "$bench/$base-$variant.out" || rc=$?
+	sed -n '1,/^@@JSON@@$/p' "$bench/$base-$variant.out" | grep -v '^@@JSON@@$' | sed "s/^/[$base $variant] /" >&2
+	sed -n '/^@@JSON@@$/,$p' "$bench/$base-$variant.out" | tail -n +2 > "$bench/$base-$variant.json.tmp"
+	if ! jq -e '.schema == "mmbench/1"' "$bench/$base-$variant.json.tmp" >/dev/null 2>&1; then
+		note "[$base $variant] no mmbench document came back (exit $rc); console: $raw"
+		rm -f "$bench/$base-$variant.json.tmp"
+		return 1
+	fi
+	mv "$bench/$base-$variant.json.tmp" "$bench/$base-$variant.json"
+	[ "$rc" = 0 ] || note "[$base $variant] mmbench exit status $rc (a failed benchmark is in the JSON)"
+	return 0
+}
+
+t0=$SECONDS
+make_q mmbench daemon
+declare -A have
+for base in $bases; do
+	for variant in $variants; do
+		rm -f "$bench/$base-$variant.json"
+		if ! kernel=$(kernel_of "$base" "$variant") || [ ! -f "$kernel" ]; then
+			note "[$base $variant] no kernel, skipped"
+			continue
+		fi
+		t1=$SECONDS
+		if run_suite "$base" "$variant" "$kernel"; then have[$base-$variant]=1; fi
+		note "[$base $variant] $((SECONDS - t1)) s"
+	done
+done
+
+# compare BASE A B: mmbench compare A (baseline) B, text + chart.
+compare() {
+	local f=$bench/$1-$3-vs-$2
+	[ -n "${have[$1-$2]:-}" ] && [ -n "${have[$1-$3]:-}" ] || return 0
+	"$mmbench" compare "$bench/$1-$2.json" "$bench/$1-$3.json" --plot "$f.png" > "$f.txt" 2>&1 || true
+}
+for base in $bases; do
+	compare "$base" vanilla patched
+	compare "$base" stock patched
+	compare "$base" stock vanilla
+done
+
+"$here/bench-report.sh" "$bench" "$bases" "$variants" > "$bench/REPORT.md.tmp"
+mv "$bench/REPORT.md.tmp" "$bench/REPORT.md"
+note "wrote $bench/REPORT.md, report.json ($((SECONDS - t0)) s)"
