@@ -2,7 +2,8 @@
 # The daemon mode against a fake tree: applies on start, reports state in
 # status.json (--status) and a Prometheus textfile, reloads on SIGHUP (an
 # invalid profile keeps the old settings), restores every original on SIGTERM
-# and removes the journal; with rollback: never it leaves the values.
+# and removes the journal; with rollback: never it leaves the values. A
+# reload can switch exit drains on and off.
 # Reads: MMBATCHD, TOP.
 . "$(dirname "$0")/lib.sh"
 setup
@@ -49,10 +50,21 @@ expect_eq "tree after a bad reload" "$before" "$(tree_sum)"
 logged=$(grep -c 'reload failed, keeping the previous settings' "$T/daemon.log" || true)
 expect_eq "bad reload logged" 1 "$logged"
 
+# SIGHUP can switch exit drains on (the watcher is opened then) and off.
+: > "$ROOT/proc/sys/vm/drain_percpu"; chmod 0200 "$ROOT/proc/sys/vm/drain_percpu"
+printf 'sysctl:\n  vm.swappiness: 40\ndrain:\n  on_exit: true\n  method: sysctl\n' > "$PROFILES/p.yaml"
+kill -HUP "$DAEMON_PID"
+wait_reloads 2
+expect_eq "drain after a reload that enables it" '{"on_exit":true,"method":"sysctl"}' "$(status_field '.drain | {on_exit, method}')"
+printf 'sysctl:\n  vm.swappiness: 40\n' > "$PROFILES/p.yaml"
+kill -HUP "$DAEMON_PID"
+wait_reloads 3
+expect_eq "drain after a reload that disables it" '{"on_exit":false,"method":"auto"}' "$(status_field '.drain | {on_exit, method}')"
+
 stop_daemon
 expect_eq "daemon exit status" 0 "$DAEMON_RC"
 expect_eq "swappiness after SIGTERM" 60 "$(knob proc/sys/vm/swappiness)"
-expect_eq "dirty_ratio after SIGTERM" 20 "$(knob proc/sys/vm/dirty_ratio)"
+expect_eq "dirty_ratio after SIGTERM (dropped by a reload)" 20 "$(knob proc/sys/vm/dirty_ratio)"
 expect_eq "journal after SIGTERM" absent "$([ -e "$STATE/journal" ] && echo present || echo absent)"
 expect_eq "status after SIGTERM" '"stopped"' "$(status_field .state)"
 restored=$(grep -c "'vm.swappiness' (40) -> (60) restored" "$T/daemon.log" || true)

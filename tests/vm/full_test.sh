@@ -48,7 +48,22 @@ plan_values() {
 }
 # live_value NAME: what the daemon's reader sees now for one key.
 live_value() {
-	mmbatchd --plan "$profile" 2>&1 | sed -n "s/^'$1' (\(.*\)) .*\$/\1/p"
+	mmbatchd --plan "$profile" 2>&1 | awk -v k="'$1' (" 'index($0, k) == 1 {
+		s = substr($0, length(k) + 1); sub(/\) (->|unchanged).*$/, "", s); print s }'
+}
+# kernel_value NAME: the same key read straight from the kernel: a sysctl
+# (dotted name) from /proc/sys, a sysfs path as is; of a choice list like
+# "always [madvise] never" the selected word.
+kernel_value() {
+	case "$1" in
+	/*) f=$1 ;;
+	*) f=/proc/sys/$(echo "$1" | tr . /) ;;
+	esac
+	v=$(cat "$f" 2>&1 | tr -s ' \t\n' '   ' | sed 's/ $//')
+	case "$v" in
+	*\[*\]*) echo "$v" | sed 's/.*\[\(.*\)\].*/\1/' ;;
+	*) echo "$v" ;;
+	esac
 }
 
 # 2. The daemon runs the default profile and the values took.
@@ -62,24 +77,28 @@ sed 's/^/    | baseline: /' "$baseline"
 plan_values "$baseline" > /tmp/plan.baseline
 vm_expect_ge "keys in the default profile's plan" 1 "$(wc -l < /tmp/plan.baseline)"
 while read -r name orig target; do
-	vm_expect "live value of '$name' while mmbatchd runs (was $orig)" "$target" "$(live_value "$name")"
-	case "$name" in
-	*/*) ;;
-	*)  # A sysctl: also read it straight from /proc/sys.
-		vm_expect "/proc/sys/$(echo "$name" | tr . /)" "$target" "$(tr -s ' \t' '  ' < "/proc/sys/$(echo "$name" | tr . /)" 2>&1)" ;;
-	esac
+	vm_expect "'$name' while mmbatchd runs, read by mmbatchd --plan (was $orig)" "$target" "$(live_value "$name")"
+	vm_expect "'$name' while mmbatchd runs, read from the kernel" "$target" "$(kernel_value "$name")"
 done < /tmp/plan.baseline
 
-# 3. One drain for one large multi-threaded exit.
-drain_count() { journalctl -b -u mmbatchd.service -o cat --no-pager 2>/dev/null | grep -cE '^drain #[0-9]+: '; }
-before=$(drain_count)
-vm_run_expect "a ${drain_mib} MiB 2-thread process (mmbench exitdrain --reps 1)" 0 \
-	mmbench exitdrain --threads 2 --size-mib "$drain_mib" --reps 1
+# 3. One drain for one large multi-threaded exit: one process, two threads
+#    faulting DRAIN_MIB together; the drain line must name its pid.
+drain_lines() { journalctl -b -u mmbatchd.service -o cat --no-pager 2>/dev/null | grep -E '^drain #[0-9]+: '; }
+before=$(drain_lines | wc -l)
+echo "run      a ${drain_mib} MiB 2-thread process: mmbench fault --threads 2 --size-mib $((drain_mib / 2)) --loops 1 --reps 1"
+mmbench fault --threads 2 --size-mib $((drain_mib / 2)) --loops 1 --reps 1 > /tmp/fault.out 2>&1 &
+pid=$!
+wait $pid
+rc=$?
+sed 's/^/    | /' /tmp/fault.out
+vm_expect "the ${drain_mib} MiB process (pid $pid) exit status" 0 "$rc"
 waited=0
-while [ "$(drain_count)" -eq "$before" ] && [ $waited -lt "$drain_wait" ]; do sleep 1; waited=$((waited + 1)); done
+while [ "$(drain_lines | wc -l)" -eq "$before" ] && [ $waited -lt "$drain_wait" ]; do sleep 1; waited=$((waited + 1)); done
 sleep 3  # a second drain for the same exit would show up by now
-vm_expect "drains logged by mmbatchd for that exit" 1 $(($(drain_count) - before))
-journalctl -b -u mmbatchd.service -o cat --no-pager | grep -E '^drain #' | tail -n 2 | sed 's/^/    | /'
+drain_lines | tail -n +$((before + 1)) > /tmp/drains.new
+sed 's/^/    | /' /tmp/drains.new
+vm_expect "drains logged by mmbatchd after that exit" 1 "$(wc -l < /tmp/drains.new)"
+vm_expect "pid the drain names" "$pid" "$(sed -n 's/^drain #[0-9]*: exit of pid \([0-9]*\) .*/\1/p' /tmp/drains.new | head -n 1)"
 
 # 4. The first-boot smoke run happened and stored its result.
 kver=$(uname -r)
@@ -94,7 +113,8 @@ vm_expect "/var/lib/mmbatch/pending/$kver consumed" absent "$([ -e "/var/lib/mmb
 systemctl stop mmbatchd.service
 vm_expect "mmbatchd.service after stop" inactive "$(systemctl is-active mmbatchd.service 2>&1)"
 while read -r name orig target; do
-	vm_expect "value of '$name' after stop (profile had set $target)" "$orig" "$(live_value "$name")"
+	vm_expect "'$name' after stop, read by mmbatchd --plan (profile had set $target)" "$orig" "$(live_value "$name")"
+	vm_expect "'$name' after stop, read from the kernel" "$orig" "$(kernel_value "$name")"
 done < /tmp/plan.baseline
 
 vm_summary

@@ -7,7 +7,8 @@
 #   exec-to-applied from just before exec until mmbatchd sends READY=1
 #                  (sd_notify, as systemd would see it) / TuneD logs "static
 #                  tuning from profile ... applied"; also mmbatchd --once
-#                  from exec to exit;
+#                  from exec to exit, and --check (parse and validate only,
+#                  no journal: shows what the journal's fsync costs);
 #   idle wake-ups  context switches (voluntary + involuntary, all threads)
 #                  over BENCH_IDLE_S seconds after applying;
 # then a table with the ratios and the goals (RSS <= 1/10, exec-to-applied
@@ -22,7 +23,7 @@
 # sysctl.d files (which could change the host). That makes TuneD a little
 # faster, not slower.
 #
-# Reads: MMBATCHD (daemon binary, required), BENCH_RUNS (default 3),
+# Reads: MMBATCHD (daemon binary, required), BENCH_RUNS (default 5),
 #        BENCH_IDLE_S (default 10), BENCH_EXEC_WAIT (helper; default built
 #        from tools/bench-daemon/exec-wait.c into $OUT/bin), OUT, CC.
 set -eu
@@ -31,7 +32,7 @@ usage() { echo "usage: MMBATCHD=BIN bench.sh   (as root; needs tuned)" >&2; exit
 [ -n "${MMBATCHD:-}" ] && [ -x "$MMBATCHD" ] || usage
 [ "$(id -u)" = 0 ] || { echo "ERROR: bench-daemon: needs root (both daemons write /proc/sys)" >&2; exit 1; }
 command -v tuned > /dev/null || { echo "ERROR: bench-daemon: tuned not installed (make deps-daemon-bench)" >&2; exit 1; }
-runs=${BENCH_RUNS:-3}
+runs=${BENCH_RUNS:-5}
 idle_s=${BENCH_IDLE_S:-10}
 here=$(cd "$(dirname "$0")" && pwd)
 out=${OUT:-$here/../../out}
@@ -133,7 +134,7 @@ stop_pid() {
 median() { sort -n | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 echo "bench-daemon: $runs run(s) each, ${idle_s} s idle window, keys: ${keys[*]}"
-for f in mb.ready mb.once mb.hwm mb.pss mb.uss mb.idle td.ready td.hwm td.pss td.uss td.idle; do : > "$tmp/$f"; done
+for f in mb.ready mb.once mb.check mb.hwm mb.pss mb.uss mb.idle td.ready td.hwm td.pss td.uss td.idle; do : > "$tmp/$f"; done
 for run in $(seq "$runs"); do
 	# mmbatchd as the service runs it, minus systemd: foreground, READY=1.
 	state=$tmp/state.$run
@@ -161,6 +162,11 @@ for run in $(seq "$runs"); do
 	[ "${code:-x}" = 0 ] || { echo "ERROR: bench-daemon: mmbatchd --once exited $code; log:" >&2; cat "$tmp/mmbatchd.log" >&2; exit 1; }
 	echo "$ms" >> "$tmp/mb.once"
 	env -u INVOCATION_ID "$MMBATCHD" --rollback --state-dir "$once_state" 2>> "$tmp/mmbatchd.log"
+	code=
+	read -r _ ms code < <(env -u INVOCATION_ID "$exec_wait" --exit -- "$MMBATCHD" --check "$tmp/profiles/bench.yaml" \
+		2>> "$tmp/mmbatchd.log")
+	[ "${code:-x}" = 0 ] || { echo "ERROR: bench-daemon: mmbatchd --check exited $code; log:" >&2; cat "$tmp/mmbatchd.log" >&2; exit 1; }
+	echo "$ms" >> "$tmp/mb.check"
 
 	# TuneD.
 	tlog=$tmp/tuned.$run.log
@@ -191,9 +197,9 @@ fi
 mb_hwm=$(median < "$tmp/mb.hwm") td_hwm=$(median < "$tmp/td.hwm")
 mb_pss=$(median < "$tmp/mb.pss") td_pss=$(median < "$tmp/td.pss")
 mb_uss=$(median < "$tmp/mb.uss") td_uss=$(median < "$tmp/td.uss")
-mb_ready=$(median < "$tmp/mb.ready") mb_once=$(median < "$tmp/mb.once") td_ready=$(median < "$tmp/td.ready")
+mb_ready=$(median < "$tmp/mb.ready") mb_once=$(median < "$tmp/mb.once") mb_check=$(median < "$tmp/mb.check") td_ready=$(median < "$tmp/td.ready")
 mb_idle=$(cat "$tmp/mb.idle") td_idle=$(cat "$tmp/td.idle")
-awk -v mh="$mb_hwm" -v th="$td_hwm" -v mp="$mb_pss" -v tp="$td_pss" -v mu="$mb_uss" -v tu="$td_uss" -v mr="$mb_ready" -v mo="$mb_once" -v tr="$td_ready" \
+awk -v mh="$mb_hwm" -v th="$td_hwm" -v mp="$mb_pss" -v tp="$td_pss" -v mu="$mb_uss" -v tu="$td_uss" -v mr="$mb_ready" -v mo="$mb_once" -v mc="$mb_check" -v tr="$td_ready" \
     -v mi="$mb_idle" -v ti="$td_idle" -v idle="$idle_s" -v runs="$runs" 'BEGIN {
 	printf "\n%-34s %12s %12s %9s %8s %s\n", "metric (median of " runs " runs)", "mmbatchd", "TuneD 2.20", "ratio", "goal", "met"
 	printf "%-34s %12.1f %12.1f %9.3f %8s %s\n", "peak RSS (VmHWM, MiB)", mh / 1024, th / 1024, mh / th, "<= 0.1", (mh / th <= 0.1 ? "yes" : "NO")
@@ -201,6 +207,7 @@ awk -v mh="$mb_hwm" -v th="$td_hwm" -v mp="$mb_pss" -v tp="$td_pss" -v mu="$mb_u
 	printf "%-34s %12.1f %12.1f %9.3f %8s %s\n", "  private (USS) after apply (MiB)", mu / 1024, tu / 1024, mu / tu, "-", "-"
 	printf "%-34s %12.1f %12.1f %9.3f %8s %s\n", "exec-to-applied, daemon (ms)", mr, tr, mr / tr, "<= 0.05", (mr / tr <= 0.05 ? "yes" : "NO")
 	printf "%-34s %12.1f %12s %9.3f %8s %s\n", "exec-to-applied, mmbatchd --once", mo, "-", mo / tr, "<= 0.05", (mo / tr <= 0.05 ? "yes" : "NO")
+	printf "%-34s %12.1f %12s %9.3f %8s %s\n", "  mmbatchd --check (no journal)", mc, "-", mc / tr, "-", "-"
 	printf "%-34s %12d %12d %9s %8s %s\n", "idle wake-ups in " idle " s (ctx sw)", mi, ti, "-", "0", (mi == 0 ? "yes" : "NO")
 }'
 echo "bench-daemon: host values unchanged (20 keys compared before and after)"

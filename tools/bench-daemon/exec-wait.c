@@ -7,7 +7,8 @@
  *   --exit             it exited (for one-shot modes)
  *   --log FILE TEXT    FILE contains TEXT (polled every millisecond)
  * Prints "PID MILLISECONDS STATUS" (STATUS: exit code for --exit, else 0)
- * and leaves a still-running command running. Exit status 1 when the command
+ * as its only stdout line (the command's stdout goes to stderr) and leaves
+ * a still-running command running. Exit status 1 when the command
  * did not get there within 60 s (or exited first).
  *
  * usage: bench-exec-wait --ready|--exit|--log FILE TEXT -- COMMAND [ARG...]
@@ -115,6 +116,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (pid == 0) {
+		/* Our stdout carries only the measurement line. */
+		dup2(STDERR_FILENO, STDOUT_FILENO);
 		execvp(argv[i], &argv[i]);
 		fprintf(stderr, "bench-exec-wait: exec %s: %s\n", argv[i], strerror(errno));
 		_exit(127);

@@ -9,7 +9,6 @@
 #include <sys/epoll.h>
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
-#include <systemd/sd-daemon.h>
 #include <unistd.h>
 
 #include "apply.h"
@@ -17,6 +16,7 @@
 #include "exitwatch.h"
 #include "journal.h"
 #include "log.h"
+#include "sdproto.h"
 #include "status.h"
 
 struct daemon {
@@ -146,7 +146,7 @@ static void notify_status(const struct daemon *d)
 
 	for (size_t i = 0; d->plan && i < d->plan->n; i++)
 		applied += !d->plan->items[i].absent;
-	sd_notifyf(0, "STATUS=%s: %zu keys applied, drain on exit %s%s%s", d->p->path, applied,
+	sdp_notifyf("STATUS=%s: %zu keys applied, drain on exit %s%s%s", d->p->path, applied,
 		   d->drainer ? drain_method_name(d->plan->drain_method) : "off", d->last_error ? "; last error: " : "",
 		   d->last_error ? d->last_error : "");
 }
@@ -184,11 +184,14 @@ static void reload(struct daemon *d)
 	int r;
 
 	log_info("reloading %s", d->o->profile_path);
-	sd_notify(0, "RELOADING=1");
+	sdp_notify("RELOADING=1");
 	r = profile_load(d->o->profile_path, &np, &err);
 	if (r == 0)
 		r = plan_new(np, d->o->root, &npl, &err);
-	new_drain = r == 0 && !drain_policy_equal(&np->drain, &d->p->drain);
+	/* A watcher that a socket error closed is reopened even when the
+	 * policy is unchanged. */
+	new_drain = r == 0 && (!drain_policy_equal(&np->drain, &d->p->drain) ||
+			       (np->drain.on_exit && !d->watch));
 	if (r == 0 && new_drain)
 		r = drain_open(d->o, np, &nw, &nd, &err);
 	if (r == 0)
@@ -230,7 +233,7 @@ static void reload(struct daemon *d)
 out:
 	publish(d, "running");
 	notify_status(d);
-	sd_notify(0, "READY=1");
+	sdp_notify("READY=1");
 }
 
 static void on_exit_event(const struct exit_event *ev, void *userdata)
@@ -262,13 +265,26 @@ static int handle_event(struct daemon *d, uint32_t tag)
 		handle_signal(d);
 		return 0;
 	case EV_EXITS:
+		if (!d->watch)	/* closed earlier in this epoll batch */
+			return 0;
 		r = exitwatch_dispatch(d->watch, on_exit_event, d->drainer);
 		if (r < 0) {
-			log_error("reading exit events failed: %s", strerror(-r));
-			return r;
+			char msg[160];
+
+			/* A broken netlink socket costs the drains, not the
+			 * tuning: keep the applied settings and stop watching
+			 * (SIGHUP opens a new watcher). */
+			snprintf(msg, sizeof(msg), "reading exit events failed: %s; exit drains stopped until reload",
+				 strerror(-r));
+			log_error("%s", msg);
+			set_last_error(d, msg);
+			drain_close(d);
+			publish(d, "running");
 		}
 		return 0;
 	case EV_DRAIN:
+		if (!d->drainer)
+			return 0;
 		r = drainer_on_timer(d->drainer);
 		if (r < 0) {
 			char msg[128];
@@ -280,7 +296,7 @@ static int handle_event(struct daemon *d, uint32_t tag)
 		return 0;
 	case EV_WATCHDOG:
 		if (read(d->wdfd, &ticks, sizeof(ticks)) == sizeof(ticks))
-			sd_notify(0, "WATCHDOG=1");
+			sdp_notify("WATCHDOG=1");
 		return 0;
 	}
 	return 0;
@@ -292,7 +308,7 @@ static int setup_watchdog(struct daemon *d)
 	struct itimerspec its;
 
 	d->wdfd = -1;
-	if (sd_watchdog_enabled(0, &usec) <= 0 || usec == 0)
+	if (sdp_watchdog_usec(&usec) <= 0)
 		return 0;
 	/* Ping at half the interval, as systemd recommends. */
 	usec /= 2;
@@ -335,7 +351,7 @@ static int stop(struct daemon *d)
 	struct mb_error err = { "" };
 	int r;
 
-	sd_notify(0, "STOPPING=1");
+	sdp_notify("STOPPING=1");
 	if (d->journal && d->p->rollback == ROLLBACK_ON_STOP) {
 		r = journal_restore(d->journal, d->o->root, NULL, &err);
 		if (r < 0) {
@@ -397,7 +413,7 @@ int daemon_run(const struct daemon_opts *o, struct profile *p, struct mb_error *
 		 d.drainer ? drain_method_name(d.plan->drain_method) : "off");
 	publish(&d, "running");
 	notify_status(&d);
-	sd_notify(0, "READY=1");
+	sdp_notify("READY=1");
 
 	r = 0;
 	while (!d.stop && r == 0) {

@@ -5,7 +5,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <systemd/sd-journal.h>
+
+#include "sdproto.h"
 
 static int log_level = LOG_INFO;
 static int use_journal = -1; /* -1: not decided yet */
@@ -36,7 +37,12 @@ void mb_log(int prio, const char *fmt, ...)
 
 	va_start(ap, fmt);
 	if (use_journal) {
-		(void)sd_journal_printv(prio, fmt, ap);
+		char msg[2048];
+
+		vsnprintf(msg, sizeof(msg), fmt, ap);
+		/* No journal (journald down): stderr, which systemd also collects. */
+		if (sdp_journal_print(prio, "mmbatchd", msg) < 0)
+			fprintf(stderr, "<%d>mmbatchd: %s\n", prio, msg);
 	} else {
 		fputs("mmbatchd: ", stderr);
 		vfprintf(stderr, fmt, ap);

@@ -473,9 +473,10 @@ static int load_file(struct loader *ld, const char *name, const struct load_fram
 		return FAIL_FILE("includes nested deeper than %d", PROFILE_MAX_INCLUDE_DEPTH);
 	fd = open(name, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0)
-		return from ? FAIL_FILE("cannot open include '%s': %m", name) : FAIL_FILE("cannot open profile: %m");
+		return from ? FAIL_FILE("cannot open include '%s': %s", name, strerror(errno))
+			    : FAIL_FILE("cannot open profile: %s", strerror(errno));
 	if (fstat(fd, &st) < 0) {
-		r = FAIL_FILE("cannot stat '%s': %m", name);
+		r = FAIL_FILE("cannot stat '%s': %s", name, strerror(errno));
 		goto out;
 	}
 	if (trust_check_stat(&st, &why) < 0) {

@@ -11,13 +11,16 @@
 #               with the default profile, values read back, one drain per
 #               large exit, first-boot smoke result, rollback on stop
 #               (tests/vm/full_test.sh).
+# Before that, once, the harness itself (tests/vm/vmtest_test.sh).
 # Checks whose inputs are not in the tree yet are printed as NOT-LIVE with
 # the reason, and listed again at the end; they never count as passes.
 # Prints the time of every step. Logs: $OUT/vm/check/.
 # Reads: MAKE, OUT, VM_BASES (default "6.12 6.1"), VM_QUICK_TIMEOUT (600),
-#   VM_FULL_TIMEOUT (900), VM_KERNEL_DEB_<base> / VM_DAEMON_DEB (use these
-#   .debs instead of the ones under $OUT/packages), VMTEST_* (see vmtest).
-set -eu
+#   VM_FULL_TIMEOUT (900), VM_KERNEL_DEB_6_12, VM_KERNEL_DEB_6_1,
+#   VM_DAEMON_DEB (use these .debs instead of the ones the manifests under
+#   $OUT/packages name; `make packages` refreshes those when stale),
+#   VMTEST_* (see vmtest).
+set -eu -o pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -50,6 +53,24 @@ series_has_drain() {
 	echo no
 }
 
+# manifest_value FILE KEY: PATH of a KEY=PATH line of a package manifest
+# (written by tools/pkg/packages.sh), when that file exists.
+manifest_value() {
+	[ -f "$1" ] || return 0
+	local v
+	v=$(sed -n "s/^$2=//p" "$1" | tail -n 1)
+	[ -z "$v" ] || [ ! -f "$v" ] || echo "$v"
+}
+
+# packages_fresh KERNELRELEASE BZIMAGE: the kernel and mmbatchd .debs of the
+# manifests exist and are newer than what they package.
+packages_fresh() {
+	local k d
+	k=$(manifest_value "$out/packages/kernel-$1.paths" IMAGE_DEB)
+	d=$(manifest_value "$out/packages/mmbatchd.paths" MMBATCHD_DEB)
+	[ -n "$k" ] && [ -n "$d" ] && [ "$k" -nt "$2" ] && [ "$d" -nt "$out/bin/mmbatchd" ] && [ "$d" -nt "$out/bin/mmbench" ]
+}
+
 # run_guest LABEL LOGBASE VMTEST-ARGS...: boots, keeps output and console,
 # collects NOT-LIVE lines, records a failure.
 run_guest() {
@@ -80,6 +101,15 @@ for base in $bases; do
 	krel=$(cat "$build_dir/include/config/kernel.release")
 	drain=$(series_has_drain "$base")
 
+	if [ -z "${harness_tested:-}" ]; then
+		harness_tested=1
+		step_start "[$base] harness self-test (exit status, output, timeout, bad option)"
+		if ! "$tests/vmtest_test.sh" "$bzimage" | sed "s/^/[harness] /"; then
+			failures+=("[harness] tests/vm/vmtest_test.sh")
+		fi
+		step_end "[$base] harness self-test"
+	fi
+
 	step_start "[$base] quick path ($krel, drain knob in series: $drain)"
 	run_guest "$base quick" "$logs/$base-quick" "$bzimage" --initramfs "$initramfs" --timeout "$quick_timeout" \
 		--add "$tests/lib.sh" --add "$tests/quick_test.sh" -- sh quick_test.sh "$krel" "$drain"
@@ -88,18 +118,29 @@ for base in $bases; do
 	# The full path installs our kernel .deb; until the packages exist it
 	# installs Debian's stock kernel .deb the same way (and says so).
 	kernel_var=VM_KERNEL_DEB_${base//./_}
-	kdeb=${!kernel_var:-$(ls "$out"/packages/linux-image-"$krel"_*.deb 2>/dev/null | grep -v -- '-dbg_' | tail -n 1 || true)}
-	ddeb=${VM_DAEMON_DEB:-$(ls "$out"/packages/mmbatchd_*.deb 2>/dev/null | tail -n 1 || true)}
+	kdeb=${!kernel_var:-} ddeb=${VM_DAEMON_DEB:-}
+	if [ -z "$kdeb" ] || [ -z "$ddeb" ]; then
+		if ! packages_fresh "$krel" "$bzimage"; then
+			step_start "[$base] packages (make packages BASE=$base FLAVOR=guest)"
+			make_q packages BASE="$base" FLAVOR=guest >/dev/null || failures+=("[$base] make packages BASE=$base FLAVOR=guest failed")
+			step_end "[$base] packages"
+		fi
+		[ -n "$kdeb" ] || kdeb=$(manifest_value "$out/packages/kernel-$krel.paths" IMAGE_DEB)
+		[ -n "$ddeb" ] || ddeb=$(manifest_value "$out/packages/mmbatchd.paths" MMBATCHD_DEB)
+	fi
+	# The daemon package first: its /etc/kernel/postinst.d hook must see the
+	# kernel install to mark the first-boot smoke run, as on a fleet host that
+	# already runs mmbatchd when a new kernel arrives.
 	debs=()
+	daemon=no
+	if [ -n "$ddeb" ]; then debs+=("$ddeb"); daemon=yes; fi
 	if [ -n "$kdeb" ]; then
 		debs+=("$kdeb")
 	else
 		stock_dir=$(dirname "$(dirname "$("$here/stock-kernel.sh" "$base" | tail -n 1)")")
-		debs+=("$stock_dir"/deps/linux-base_*.deb "$stock_dir"/linux-image-*.deb)
-		notlive+=("[$base full] our packaged kernel: no $out/packages/linux-image-${krel}_*.deb yet; the full path ran with Debian's stock kernel .deb instead")
+		debs+=("$stock_dir"/linux-image-*.deb)
+		notlive+=("[$base full] our packaged kernel: no IMAGE_DEB in $out/packages/kernel-$krel.paths; the full path ran with Debian's stock kernel .deb instead")
 	fi
-	daemon=no
-	if [ -n "$ddeb" ]; then debs+=("$ddeb"); daemon=yes; fi
 	step_start "[$base] full-path rootfs (dpkg -i ${debs[*]##*/})"
 	if ! rootdir=$("$here/mkrootfs.sh" "${debs[@]}" | tail -n 1); then
 		failures+=("[$base full] rootfs build (mkrootfs.sh) failed")

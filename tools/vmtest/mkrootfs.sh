@@ -12,7 +12,8 @@
 # packages.txt.
 #   mkrootfs.sh [--size MIB] DEB...    (exactly one of them a kernel image;
 #                                       installed in this order)
-# Reads: OUT (default out/ of this repo), plus what tools/pkg/mkchroot.sh reads.
+# Reads: OUT (default out/ of this repo), VMTEST_ROOTFS_KEEP (images kept in
+#        the cache, newest first, default 4), plus what tools/pkg/mkchroot.sh reads.
 set -eu
 
 usage() { echo "usage: mkrootfs.sh [--size MIB] DEB..." >&2; exit 2; }
@@ -64,11 +65,44 @@ trap remove_work EXIT
 root=$work/root
 "$mkchroot" unpack "$root"
 mkdir -p "$root/tmp/debs"
-# One dpkg -i per package, in the order given (Pre-Depends need the earlier
-# ones configured); the index prefix keeps that order in the glob.
+
+# missing_deps DEB...: (Pre-)Depends of the given packages that neither the
+# chroot nor the given packages satisfy (any alternative counts, versions are
+# not compared), one name a line: the first alternative, which a fleet host's
+# apt would fetch.
+missing_deps() {
+	local have deb
+	have=$( { chroot "$root" dpkg-query -W -f='${Package}\n${Provides}\n';
+		for deb in "$@"; do dpkg-deb -f "$deb" Package; dpkg-deb -f "$deb" Provides; done; } |
+		tr ',' '\n' | sed 's/(.*)//; s/ //g' | sort -u)
+	for deb in "$@"; do dpkg-deb -f "$deb" Pre-Depends; dpkg-deb -f "$deb" Depends; done | tr ',' '\n' |
+		awk -v have="$have" '
+			BEGIN { n = split(have, h, "\n"); for (i = 1; i <= n; i++) ok[h[i]] = 1 }
+			{
+				gsub(/\([^)]*\)|:any| /, "")
+				m = split($0, alt, "|"); sat = 0
+				for (i = 1; i <= m; i++) if (alt[i] in ok) sat = 1
+				if (!sat && alt[1] != "") print alt[1]
+			}' | sort -u
+}
+deps=$(missing_deps "$@")
+dep_debs=()
+if [ -n "$deps" ]; then
+	echo "mkrootfs: dependencies not in the base chroot, fetched from the registry: $(echo $deps)" >&2
+	mkdir -p "$out/cache/debs"
+	for dep in $deps; do
+		if ! ls "$out/cache/debs/${dep}"_*.deb >/dev/null 2>&1; then
+			(cd "$out/cache/debs" && apt-get download -q -o APT::Sandbox::User=root "$dep" >/dev/null) ||
+				{ echo "ERROR: mkrootfs: cannot fetch dependency '$dep'" >&2; exit 1; }
+		fi
+		dep_debs+=("$(ls "$out/cache/debs/${dep}"_*.deb | tail -n 1)")
+	done
+fi
+# One dpkg -i per package: the dependencies first, then the given ones in
+# their order; the index prefix keeps that order in the glob.
 n=10
-for deb in "$@"; do cp "$deb" "$root/tmp/debs/$n-$(basename "$deb")"; n=$((n + 1)); done
-echo "mkrootfs: dpkg -i, in this order: $*" >&2
+for deb in ${dep_debs[@]+"${dep_debs[@]}"} "$@"; do cp "$deb" "$root/tmp/debs/$n-$(basename "$deb")"; n=$((n + 1)); done
+echo "mkrootfs: dpkg -i, in this order: $(cd "$root/tmp/debs" && echo *.deb)" >&2
 # Not a running system: maintainer scripts may enable units, not start them.
 printf '#!/bin/sh\nexit 101\n' > "$root/usr/sbin/policy-rc.d"
 chmod 0755 "$root/usr/sbin/policy-rc.d"
@@ -113,5 +147,8 @@ rm -f "$work/dpkg.log"
 touch "$work/done"
 rm -rf "$dest"
 mv "$work" "$dest"
+# Each image takes up to --size on disk: keep the newest few.
+ls -dt "$out"/vm/rootfs/*/done 2>/dev/null | tail -n +$((${VMTEST_ROOTFS_KEEP:-4} + 1)) |
+	while read -r stale; do rm -rf "$(dirname "$stale")"; done
 echo "mkrootfs: built $dest (kernel $kver, initrd $(du -m "$dest/initrd.img" | cut -f1) MiB, $((SECONDS - t0)) s)" >&2
 echo "$dest"

@@ -2,7 +2,7 @@
 # Fetches Debian's stock kernel for a base (6.1 or 6.12) from the registry with
 # `apt-get download`, unpacks it with `dpkg-deb -x` and prints the path of its
 # vmlinuz (last line of stdout). The .deb itself stays beside it (for the
-# full path), with its dependency linux-base under deps/. The newest linux-image-<ver>-amd64-unsigned
+# full path). The newest linux-image-<ver>-amd64-unsigned
 # of that base is chosen once and then pinned: the unpacked tree is cached
 # under $OUT/cache/stock/<base>/ and reused until removed.
 # Reads: OUT (default: out/ of this repo), VMTEST_STOCK_PKG (a package name to
@@ -45,10 +45,6 @@ dpkg-deb -x "$deb" "$tmp/root"
 vmlinuz=$(ls "$tmp"/root/boot/vmlinuz-* | head -n 1)
 [ -f "$vmlinuz" ] || { echo "ERROR: stock-kernel: $pkg has no /boot/vmlinuz-*" >&2; exit 1; }
 mv "$deb" "$tmp/root/"
-# The image package Depends on linux-base, which a minbase chroot lacks; the
-# full path installs both with dpkg -i (deps/linux-base_*.deb).
-mkdir "$tmp/root/deps"
-(cd "$tmp/root/deps" && apt-get download -q -o APT::Sandbox::User=root linux-base >/dev/null)
 echo "$pkg" > "$tmp/root/package"
 
 # Publish atomically: the cache directory appears complete or not at all.
