@@ -11,7 +11,7 @@ cp "$TOP"/configs/profiles/*.yaml "$PROFILES"/
 cp "$TOP"/configs/mmbatchd.yaml "$T/mmbatchd.yaml"
 chmod 0644 "$PROFILES"/*.yaml "$T/mmbatchd.yaml"
 for k in swappiness:60 dirty_ratio:20 dirty_background_ratio:10 watermark_scale_factor:10 stat_interval:1 \
-	 compaction_proactiveness:20 zone_reclaim_mode:0; do
+	 compaction_proactiveness:20 zone_reclaim_mode:0 watermark_boost_factor:15000; do
 	fake_knob "proc/sys/vm/${k%%:*}" "${k#*:}"
 done
 fake_knob proc/sys/kernel/numa_balancing 0
