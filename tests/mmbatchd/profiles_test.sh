@@ -34,6 +34,7 @@ expect_eq "fake tree after --check" "$before" "$(tree_sum)"
 expect_eq "default smoke section" '{"benchmarks":["fault","munmap","exitdrain","integrity"],"threshold_pct":5.0,"timeout_s":60}' \
 	"$("$MMBATCHD" --show-smoke "$PROFILES/default.yaml")"
 out=$("$MMBATCHD" --plan "$T/mmbatchd.yaml" --root "$ROOT" --profile-dir "$PROFILES")
-expect_eq "mmbatchd.yaml plan (drain via the knob when present)" "'/sys/kernel/mm/transparent_hugepage/enabled' (madvise) unchanged
+expect_eq "mmbatchd.yaml plan (drain via the knob when present)" "'vm.watermark_boost_factor' (15000) -> (0)
+'/sys/kernel/mm/transparent_hugepage/enabled' (madvise) unchanged
 '/sys/kernel/mm/transparent_hugepage/defrag' (madvise) unchanged
 drain on exit: min_rss_mb 256, max_per_second 1, method sysctl" "$out"
