@@ -5,7 +5,8 @@
 # CCACHE_NOHASHDIR=1 so equal layouts under different roots share hits), with
 # distcc behind ccache when DISTCC_HOSTS is set. The build identity is fixed
 # (SOURCE_DATE_EPOCH, KBUILD_BUILD_TIMESTAMP/USER/HOST, see lib.sh). Prints
-# phase lines with elapsed times and an objects done/total counter; the full
+# phase lines with elapsed times and an objects done/total counter (total:
+# this dir's last full build, a sibling's, or ~objcounts.txt); the full
 # kbuild output goes to build.log, whose tail is shown on failure.
 # Reads: BASE, SRC, FLAVOR, NR_CPUS, LOCALVERSION, PATCHES, EXTRA_PATCHES,
 #        JOBS (default nproc), CCACHE (default 1; 0 = plain gcc), CCACHE_DIR,
@@ -37,6 +38,7 @@ if [ -n "${DISTCC_HOSTS:-}" ]; then
 fi
 [[ "$jobs" =~ ^[1-9][0-9]*$ ]] || kb_die "build: JOBS='$jobs': expected a positive integer"
 
+kb_lock "$KB_TREE.lock" -s
 kb_lock "$KB_BUILD.lock"
 log=$KB_BUILD/build.log
 countf=$KB_BUILD/.mmbatch-objcount
@@ -46,6 +48,10 @@ if [ -z "$total" ]; then
 	for f in "$OUT/build/$KB_SRCID-$KB_FLAVOR"*/.mmbatch-objcount; do
 		[ -f "$f" ] && { total=$(cat "$f"); break; }
 	done
+fi
+if [ -z "$total" ]; then
+	# Else the count measured here for this base and flavor (objcounts.txt).
+	total=$(awk -v b="$KB_BASE" -v f="$KB_FLAVOR" '$1 == b && $2 == f { print "~" $3 }' "$TOP/tools/kbuild/objcounts.txt" 2>/dev/null || true)
 fi
 ccache_stats() {
 	[ "${CCACHE:-1}" = 1 ] || return 0
@@ -94,7 +100,7 @@ if [ "$rc" -ne 0 ]; then
 	exit 1
 fi
 n=$(cat "$KB_BUILD/.mmbatch-lastcount")
-[ -n "$total" ] && [ "$total" -ge "$n" ] || echo "$n" >"$countf"
+[[ "$total" =~ ^[0-9]+$ ]] && [ "$total" -ge "$n" ] || echo "$n" >"$countf"
 image=$KB_BUILD/arch/x86/boot/bzImage
 [ -f "$image" ] || kb_die "build: make succeeded but $image is missing"
 release=$(cat "$KB_BUILD/include/config/kernel.release")

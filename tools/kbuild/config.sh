@@ -26,6 +26,7 @@ if [ -n "${SIGN_KEY:-}" ]; then
 	[ -r "$SIGN_KEY" ] || kb_die "config: SIGN_KEY='$SIGN_KEY' is not readable"
 fi
 
+kb_lock "$KB_TREE.lock" -s
 kb_lock "$KB_BUILD.lock"
 
 # Everything the result depends on; an unchanged stamp skips the stage.

@@ -19,15 +19,18 @@
 kb_die() { echo "ERROR: $*" >&2; exit 1; }
 kb_note() { echo "$*" >&2; }
 
-# kb_lock FILE: hold an exclusive lock on FILE for the rest of the script, so
-# two helpers building the same tree or build dir wait for each other.
+# kb_lock FILE [-s]: hold a lock on FILE for the rest of the script, so two
+# helpers making the same tree or build dir wait for each other. -s: shared
+# (readers of a tree: config and build), default exclusive (series, which
+# replaces the tree; config and build, which write their build dir).
+# Take the tree's lock before the build dir's.
 kb_lock() {
-	local file=$1
+	local file=$1 mode=${2:--x} fd
 	mkdir -p "$(dirname "$file")"
-	exec {KB_LOCK_FD}>"$file"
-	if ! flock -n "$KB_LOCK_FD"; then
-		kb_note "waiting for lock $file (another build of the same output runs)"
-		flock "$KB_LOCK_FD"
+	exec {fd}>"$file"
+	if ! flock -n "$mode" "$fd"; then
+		kb_note "waiting for lock $file (another run uses the same output)"
+		flock "$mode" "$fd"
 	fi
 }
 

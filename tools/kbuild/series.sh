@@ -33,8 +33,11 @@ for x in ${EXTRA_PATCHES:-}; do
 	plan+=("$(basename "$x")" "$(realpath "$x")" 1)
 done
 
-kb_lock "$KB_TREE.lock"
-if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$KB_TREE_HASH" ]; then
+is_current() { [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$KB_TREE_HASH" ]; }
+# Up to date: no lock needed (builds hold a shared lock on the tree for hours).
+# Otherwise wait until no build reads the tree, then check again.
+is_current || kb_lock "$KB_TREE.lock"
+if is_current; then
 	echo "series: $KB_TREE (up to date, $(( ${#plan[@]} / 3 )) patches)" >&2
 	echo "$KB_TREE"
 	exit 0

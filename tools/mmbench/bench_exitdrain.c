@@ -122,7 +122,7 @@ static int one_rep(const struct mb_opts *o, int threads, size_t bytes, int advic
 static int run_variant(const struct mb_opts *o, struct mb_result *r, int threads, size_t bytes,
 		       const char *variant, int advice)
 {
-	int m_pcp[NSAMPLES], m_def[NSAMPLES], m_lru;
+	int m_pcp[NSAMPLES], m_def[NSAMPLES], m_lru, m_before;
 	char name[48];
 
 	for (size_t i = 0; i < NSAMPLES; i++) {
@@ -135,6 +135,9 @@ static int run_variant(const struct mb_opts *o, struct mb_result *r, int threads
 	}
 	snprintf(name, sizeof(name), "%s_anon_lru_delta_kib_100ms", variant);
 	m_lru = mb_metric_add(r, name, "KiB", MB_BETTER_NONE);
+	/* what the per-CPU lists held before the child ran, for context */
+	snprintf(name, sizeof(name), "%s_pcp_kib_before", variant);
+	m_before = mb_metric_add(r, name, "KiB", MB_BETTER_NONE);
 
 	for (int rep = 0; rep < r->reps; rep++) {
 		struct mb_mem_sample base, s[NSAMPLES];
@@ -147,6 +150,7 @@ static int run_variant(const struct mb_opts *o, struct mb_result *r, int threads
 			mb_metric_push(r, m_def[i],
 				       (double)base.memfree_kib - (double)s[i].memfree_kib);
 		}
+		mb_metric_push(r, m_before, (double)base.pcp_pages * (MB_PAGE / 1024));
 		mb_metric_push(r, m_lru, ((double)s[2].anon_lru_pages - (double)base.anon_lru_pages) *
 					 (MB_PAGE / 1024));
 	}

@@ -2,18 +2,18 @@
 # Writes the bench-vm report: REPORT.md on stdout and report.json into
 # BENCHDIR, from the mmbench documents BENCHDIR/<base>-<variant>.json and the
 # compare outputs BENCHDIR/<base>-<B>-vs-<A>.txt that bench-vm.sh made.
-#   bench-report.sh BENCHDIR "BASES" "VARIANTS"
+#   bench-report.sh BENCHDIR "BASES" "VARIANTS" "MMBENCH OPTIONS"
 # Reads: nothing else.
 set -eu
 
-usage() { echo "usage: bench-report.sh BENCHDIR \"BASES\" \"VARIANTS\"" >&2; exit 2; }
-[ $# -eq 3 ] && [ -d "$1" ] || usage
-dir=$1 bases=$2 variants=$3
+usage() { echo "usage: bench-report.sh BENCHDIR \"BASES\" \"VARIANTS\" \"MMBENCH OPTIONS\"" >&2; exit 2; }
+[ $# -eq 4 ] && [ -d "$1" ] || usage
+dir=$1 bases=$2 variants=$3 opts=$4
 
 # verdict FILE BENCH METRIC: the verdict column of a compare table row.
 verdict() {
 	[ -f "$1" ] || { echo "-"; return; }
-	awk -v b="$2" -v m="$3" '$1 == b && $2 == m {v = $NF} END {print (v == "" ? "-" : v)}' "$1"
+	awk -v b="$2" -v m="$3" '$1 == b && $2 == m { v = $0; sub(/^.*\] +/, "", v) } END { print (v == "" ? "-" : v) }' "$1"
 }
 # ratio A B: A/B with 3 significant digits, or "-".
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "-" || b == "-" || b + 0 == 0) print "-"; else printf "%.3g\n", a / b }'; }
@@ -24,7 +24,8 @@ cat <<HEAD
 
 Generated $(date -u +%Y-%m-%dT%H:%MZ) by \`make bench-vm\` (reproduce with exactly that; \`BENCH_REPS=N\`,
 \`BENCH_BASES\`, \`BENCH_VARIANTS\` narrow it). Every kernel boots under qemu with the same busybox initramfs,
-2 vCPUs, 2 NUMA nodes (1 GiB each) and runs \`mmbench smoke --benchmarks <suite>\` once per boot.
+2 vCPUs, 2 NUMA nodes (1 GiB each) and runs every benchmark of the suite in one boot:
+\`mmbench <benchmark> $opts\`.
 Variants: **patched** = our guest flavor with the series, **vanilla** = same source and config with
 \`PATCHES=0\`, **stock** = Debian's \`linux-image-*-amd64-unsigned\` of the same base.
 Under TCG emulation rates and times are only comparable with each other on this run; counts (IPIs per

@@ -12,6 +12,7 @@
 # Reads: MAKE, OUT, BENCH_BASES (default "6.12 6.1"), BENCH_VARIANTS (default
 #   "patched vanilla stock"), BENCH_SUITE (default
 #   fault,migrate,munmap,exitdrain,integrity), BENCH_REPS (default 5),
+#   BENCH_QUICK=1 (the benchmarks' --quick sizes, for a short run),
 #   BENCH_TIMEOUT (per boot, default 3600), VMTEST_* (see vmtest).
 set -eu
 
@@ -22,6 +23,8 @@ bases=${BENCH_BASES:-6.12 6.1}
 variants=${BENCH_VARIANTS:-patched vanilla stock}
 suite=${BENCH_SUITE:-fault,migrate,munmap,exitdrain,integrity}
 reps=${BENCH_REPS:-5}
+quick=${BENCH_QUICK:-}
+[ "$quick" != 0 ] || quick=
 timeout=${BENCH_TIMEOUT:-3600}
 bench=$out/bench
 mkdir -p "$bench"
@@ -39,23 +42,32 @@ kernel_of() {
 	esac
 }
 
-# run_suite BASE VARIANT KERNEL: one boot, the JSON document out of the
-# console (the guest prints it after a separator line).
+# run_suite BASE VARIANT KERNEL: one boot runs every benchmark of the suite
+# (one mmbench document each, printed after a marker line); the host merges
+# them into BENCHDIR/<base>-<variant>.json, the form mmbench compare reads.
 run_suite() {
-	local base=$1 variant=$2 kernel=$3 raw=$bench/$1-$2.console rc=0
-	note "[$base $variant] booting $(basename "$kernel"): mmbench smoke --benchmarks $suite --reps $reps"
+	local base=$1 variant=$2 kernel=$3 raw=$bench/$1-$2.console rc=0 b docs=()
+	local opts="--reps $reps${quick:+ --quick}"
+	note "[$base $variant] booting $(basename "$kernel"): mmbench {$suite} $opts"
 	"$here/vmtest" boot "$kernel" --timeout "$timeout" --log "$raw" -- \
-		"mmbench smoke --benchmarks $suite --reps $reps -o /tmp/r.json >/tmp/r.log 2>&1; rc=\$?;" \
-		"cat /tmp/r.log >&2; echo @@JSON@@; cat /tmp/r.json; exit \$rc" > "$bench/$base-$variant.out" || rc=$?
-	sed -n '1,/^@@JSON@@$/p' "$bench/$base-$variant.out" | grep -v '^@@JSON@@$' | sed "s/^/[$base $variant] /" >&2
-	sed -n '/^@@JSON@@$/,$p' "$bench/$base-$variant.out" | tail -n +2 > "$bench/$base-$variant.json.tmp"
-	if ! jq -e '.schema == "mmbench/1"' "$bench/$base-$variant.json.tmp" >/dev/null 2>&1; then
-		note "[$base $variant] no mmbench document came back (exit $rc); console: $raw"
-		rm -f "$bench/$base-$variant.json.tmp"
+		"for b in ${suite//,/ }; do mmbench \$b $opts -o /tmp/\$b.json > /tmp/\$b.log 2>&1; echo \"mmbench \$b: exit \$?\"; cat /tmp/\$b.log; done;" \
+		"for b in ${suite//,/ }; do echo \"@@JSON \$b@@\"; cat /tmp/\$b.json 2>/dev/null; done" > "$bench/$base-$variant.out" || rc=$?
+	sed -n '1,/^@@JSON /p' "$bench/$base-$variant.out" | grep -v '^@@JSON ' | sed "s/^/[$base $variant] /" >&2
+	for b in ${suite//,/ }; do
+		awk -v m="@@JSON $b@@" '$0 == m {on = 1; next} /^@@JSON / {on = 0} on' "$bench/$base-$variant.out" > "$bench/$base-$variant-$b.json"
+		if jq -e '.schema == "mmbench/1"' "$bench/$base-$variant-$b.json" >/dev/null 2>&1; then
+			docs+=("$bench/$base-$variant-$b.json")
+		else
+			note "[$base $variant] no mmbench document for $b"
+			rm -f "$bench/$base-$variant-$b.json"
+		fi
+	done
+	if [ ${#docs[@]} -eq 0 ]; then
+		note "[$base $variant] no results (vmtest exit $rc); console: $raw"
 		return 1
 	fi
-	mv "$bench/$base-$variant.json.tmp" "$bench/$base-$variant.json"
-	[ "$rc" = 0 ] || note "[$base $variant] mmbench exit status $rc (a failed benchmark is in the JSON)"
+	jq -s '.[0] + {command: "bench-vm", results: [.[].results[]]}' "${docs[@]}" > "$bench/$base-$variant.json"
+	rm -f "${docs[@]}"
 	return 0
 }
 
@@ -79,7 +91,8 @@ done
 compare() {
 	local f=$bench/$1-$3-vs-$2
 	[ -n "${have[$1-$2]:-}" ] && [ -n "${have[$1-$3]:-}" ] || return 0
-	"$mmbench" compare "$bench/$1-$2.json" "$bench/$1-$3.json" --plot "$f.png" > "$f.txt" 2>&1 || true
+	# Relative names: the text goes into the report as it is.
+	(cd "$bench" && "$mmbench" compare "$1-$2.json" "$1-$3.json" --plot "$(basename "$f").png") > "$f.txt" 2>&1 || true
 }
 for base in $bases; do
 	compare "$base" vanilla patched
@@ -87,6 +100,6 @@ for base in $bases; do
 	compare "$base" stock vanilla
 done
 
-"$here/bench-report.sh" "$bench" "$bases" "$variants" > "$bench/REPORT.md.tmp"
+"$here/bench-report.sh" "$bench" "$bases" "$variants" "--reps $reps${quick:+ --quick}" > "$bench/REPORT.md.tmp"
 mv "$bench/REPORT.md.tmp" "$bench/REPORT.md"
 note "wrote $bench/REPORT.md, report.json ($((SECONDS - t0)) s)"
