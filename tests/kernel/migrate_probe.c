@@ -6,7 +6,8 @@
  *	Moves a MIB MiB buffer of 4 KiB pages (THP off) between node 0 and
  *	node 1 with move_pages(2), ROUNDS times, while a second thread of the
  *	process spins on the other CPU.  Prints migrated pages, remote TLB
- *	flushes (nr_tlb_remote_flush, needs CONFIG_DEBUG_TLBFLUSH), TLB
+ *	flushes (nr_tlb_remote_flush, needs CONFIG_DEBUG_TLBFLUSH and
+ *	CONFIG_VM_EVENT_COUNTERS, else "n/a"), TLB
  *	shootdown interrupts (/proc/interrupts "TLB" row), both per 1000
  *	migrated pages, and pages/s.
  *
@@ -14,7 +15,8 @@
  *	Writer threads keep writing known values into a PAGES-page buffer
  *	while the main thread moves the buffer between the two nodes, with
  *	move_pages(2) and mbind(MPOL_MF_MOVE) in turn, until MIGRATIONS page
- *	migrations (pgmigrate_success) are done.  Every writer checks each
+ *	migrations are done (pages seen on the new node afterwards, so the
+ *	count needs no CONFIG_VM_EVENT_COUNTERS).  Every writer checks each
  *	word before it overwrites it; at the end every byte is compared with
  *	the writers' private shadow copy.  Prints lost writes and corrupt
  *	bytes; exits 1 if any.
@@ -44,7 +46,7 @@
 #define WORDS_PER_VISIT 8
 
 struct counters {
-	unsigned long long pgmigrate;
+	unsigned long long pgmigrate;		/* ~0ULL if not available */
 	unsigned long long remote_flush;	/* ~0ULL if not available */
 	unsigned long long tlb_irqs;		/* ~0ULL if not available */
 };
@@ -106,10 +108,8 @@ static int read_tlb_irqs(unsigned long long *ret_val)
 
 static int read_counters(struct counters *c)
 {
-	int ret = read_vmstat("pgmigrate_success", &c->pgmigrate);
-
-	if (ret < 0)
-		return ret;
+	if (read_vmstat("pgmigrate_success", &c->pgmigrate) < 0)
+		c->pgmigrate = ~0ULL;
 	if (read_vmstat("nr_tlb_remote_flush", &c->remote_flush) < 0)
 		c->remote_flush = ~0ULL;
 	if (read_tlb_irqs(&c->tlb_irqs) < 0)
@@ -165,6 +165,19 @@ static long move_all(void **pages, int *nodes, int *status,
 	for (unsigned long i = 0; i < nr; i++)
 		moved += status[i] == node;
 	return moved;
+}
+
+/* Number of pages of buf on node (move_pages(2) query), or -errno. */
+static long count_on_node(void **pages, int *status, unsigned long nr,
+			  int node)
+{
+	long n = 0;
+
+	if (syscall(SYS_move_pages, 0, nr, pages, NULL, status, 0) < 0)
+		return -errno;
+	for (unsigned long i = 0; i < nr; i++)
+		n += status[i] == node;
+	return n;
 }
 
 static int mbind_move(void *buf, size_t len, int node)
@@ -266,12 +279,16 @@ static int run_bench(unsigned long mib, unsigned long rounds)
 		return ret;
 	}
 
-	unsigned long long migrated = c1.pgmigrate - c0.pgmigrate;
+	/* move_pages(2) status: pages found on the target node afterwards */
+	unsigned long long migrated = moved_total;
 
 	printf("bench: buffer %lu MiB (%lu pages), %lu rounds, %.3f s\n",
 	       mib, nr, rounds, t1 - t0);
 	printf("pages moved (move_pages status): %ld\n", moved_total);
-	printf("pgmigrate_success: %llu\n", migrated);
+	if (c0.pgmigrate != ~0ULL && c1.pgmigrate != ~0ULL)
+		printf("pgmigrate_success: %llu\n", c1.pgmigrate - c0.pgmigrate);
+	else
+		printf("pgmigrate_success: n/a\n");
 	print_per_1000("nr_tlb_remote_flush", c0.remote_flush, c1.remote_flush,
 		       migrated);
 	print_per_1000("TLB shootdown irqs", c0.tlb_irqs, c1.tlb_irqs,
@@ -334,7 +351,7 @@ static int run_stress(unsigned long nr, unsigned long long target,
 	int *status = calloc(nr, sizeof(*status));
 	uint64_t *shadow = calloc(nr * WORDS_PER_PAGE, sizeof(uint64_t));
 	struct writer *writers = calloc(nr_writers, sizeof(*writers));
-	unsigned long long start_mig, cur_mig = 0, lost = 0, writes = 0;
+	unsigned long long cur_mig = 0, lost = 0, writes = 0;
 	unsigned long long corrupt = 0, calls = 0;
 	uint64_t *buf;
 	double t0 = now_s();
@@ -354,9 +371,9 @@ static int run_stress(unsigned long nr, unsigned long long target,
 	ret = pin_to_cpu(0);
 	if (ret < 0)
 		return ret;
-	ret = read_vmstat("pgmigrate_success", &start_mig);
+	ret = move_all(pages, nodes, status, nr, 0);
 	if (ret < 0) {
-		fprintf(stderr, "migrate_probe: no pgmigrate_success in /proc/vmstat\n");
+		fprintf(stderr, "migrate_probe: move_pages: %s\n", strerror(-ret));
 		return ret;
 	}
 	atomic_store(&stop, 0);
@@ -377,7 +394,14 @@ static int run_stress(unsigned long nr, unsigned long long target,
 
 	t0 = now_s();
 	while (cur_mig < target) {
+		long before, after;
+
 		node = !node;
+		before = count_on_node(pages, status, nr, node);
+		if (before < 0) {
+			ret = (int)before;
+			break;
+		}
 		if (calls % 2 == 0) {
 			long m = move_all(pages, nodes, status, nr, node);
 
@@ -391,10 +415,13 @@ static int run_stress(unsigned long nr, unsigned long long target,
 			break;
 		}
 		calls++;
-		ret = read_vmstat("pgmigrate_success", &cur_mig);
-		if (ret < 0)
+		after = count_on_node(pages, status, nr, node);
+		if (after < 0) {
+			ret = (int)after;
 			break;
-		cur_mig -= start_mig;
+		}
+		if (after > before)
+			cur_mig += after - before;
 	}
 	atomic_store(&stop, 1);
 join:
@@ -412,7 +439,7 @@ join:
 	}
 	printf("stress: %lu pages, %d writer(s), %llu calls (move_pages + mbind), %.1f s\n",
 	       nr, nr_writers, calls, now_s() - t0);
-	printf("page migrations (pgmigrate_success): %llu\n", cur_mig);
+	printf("page migrations (pages seen on the new node): %llu\n", cur_mig);
 	printf("writes: %llu\n", writes);
 	printf("lost writes: %llu\n", lost);
 	printf("corrupt bytes: %llu\n", corrupt);

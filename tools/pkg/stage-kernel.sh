@@ -89,6 +89,10 @@ mkdir -p "$hdr"
 	pkg_die "package: copying generated headers from $BUILD_DIR failed"
 cp "$BUILD_DIR/.config" "$hdr/.config"
 find "$hdr" \( -name '.*.cmd' -o -name '*.o' -o -name '.tmp*' \) -delete
+# Host tools ship stripped, as Debian's own linux-headers (dh_strip flags).
+find "$hdr" -type f -perm -u+x -exec sh -c 'readelf -h "$1" >/dev/null 2>&1' _ {} \; -print0 |
+	xargs -0r strip --remove-section=.comment --remove-section=.note
+find "$hdr" -type f -name '*.so' -print0 | xargs -0r strip --strip-unneeded --remove-section=.comment --remove-section=.note
 
 # Debug info: vmlinux and each module's debug sections.
 if pkg_is_enabled DEBUG_INFO; then
