@@ -21,6 +21,10 @@
  *	the writers' private shadow copy.  Prints lost writes and corrupt
  *	bytes; exits 1 if any.
  *
+ *   migrate_probe stress-thp [PAGES] [MIGRATIONS] [WRITERS]
+ *	The same with a 2 MiB aligned buffer and MADV_HUGEPAGE, so large
+ *	folios take the unbatched path (THP must be enabled: "madvise").
+ *
  * Static build for a busybox initramfs:
  *   gcc -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -static -pthread \
  *       -o migrate_probe migrate_probe.c
@@ -117,6 +121,20 @@ static int read_counters(struct counters *c)
 	return 0;
 }
 
+/* Prints the AnonHugePages line of /proc/meminfo (THP in use). */
+static void print_anon_huge(const char *when)
+{
+	char line[256];
+	FILE *f = fopen("/proc/meminfo", "re");
+
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		if (strncmp(line, "AnonHugePages:", 14) == 0)
+			printf("%s %s", when, line);
+	fclose(f);
+}
+
 static int pin_to_cpu(int cpu)
 {
 	cpu_set_t set;
@@ -136,18 +154,25 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static void *map_buffer(size_t len)
+#define THP_SZ (2UL << 20)
+
+/*
+ * 4 KiB pages unless use_thp: a THP is migrated with one PMD flush and would
+ * hide the per-page flushes.  With use_thp the buffer starts on a 2 MiB
+ * boundary (the slack around it stays mapped, unused).
+ */
+static void *map_buffer(size_t len, int use_thp)
 {
-	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+	size_t maplen = len + (use_thp ? THP_SZ : 0);
+	char *p = mmap(NULL, maplen, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	if (p == MAP_FAILED)
 		return NULL;
-	/* 4 KiB pages: a THP would be migrated with one PMD flush. */
-	if (madvise(p, len, MADV_NOHUGEPAGE) < 0) {
-		munmap(p, len);
+	if (use_thp)
+		p = (char *)(((uintptr_t)p + THP_SZ - 1) & ~(THP_SZ - 1));
+	if (madvise(p, len, use_thp ? MADV_HUGEPAGE : MADV_NOHUGEPAGE) < 0)
 		return NULL;
-	}
 	return p;
 }
 
@@ -231,7 +256,7 @@ static int run_bench(unsigned long mib, unsigned long rounds)
 	long moved_total = 0;
 	int ret;
 
-	buf = map_buffer(len);
+	buf = map_buffer(len, 0);
 	if (!buf || !pages || !nodes || !status) {
 		fprintf(stderr, "migrate_probe: cannot allocate %lu MiB\n", mib);
 		return -ENOMEM;
@@ -317,8 +342,8 @@ static void *writer_thread(void *arg)
 	struct writer *w = arg;
 	unsigned long sweep = 0;
 
-	/* Away from the migrating thread on CPU 0. */
-	(void)pin_to_cpu(1);
+	/* Writer 0 away from the migrating thread on CPU 0, writer 1 beside it. */
+	(void)pin_to_cpu((1 + w->id) % 2);
 	while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
 		for (unsigned long p = w->id; p < w->nr_pages; p += w->nr_writers) {
 			for (unsigned long j = 0; j < WORDS_PER_VISIT; j++) {
@@ -343,7 +368,7 @@ static void *writer_thread(void *arg)
 }
 
 static int run_stress(unsigned long nr, unsigned long long target,
-		      int nr_writers)
+		      int nr_writers, int use_thp)
 {
 	size_t len = nr * PAGE_SZ;
 	void **pages = calloc(nr, sizeof(*pages));
@@ -357,7 +382,7 @@ static int run_stress(unsigned long nr, unsigned long long target,
 	double t0 = now_s();
 	int ret, node = 0;
 
-	buf = map_buffer(len);
+	buf = map_buffer(len, use_thp);
 	if (!buf || !pages || !nodes || !status || !shadow || !writers) {
 		fprintf(stderr, "migrate_probe: stress: cannot allocate\n");
 		return -ENOMEM;
@@ -392,6 +417,8 @@ static int run_stress(unsigned long nr, unsigned long long target,
 		}
 	}
 
+	if (use_thp)
+		print_anon_huge("before:");
 	t0 = now_s();
 	while (cur_mig < target) {
 		long before, after;
@@ -423,6 +450,8 @@ static int run_stress(unsigned long nr, unsigned long long target,
 		if (after > before)
 			cur_mig += after - before;
 	}
+	if (use_thp)
+		print_anon_huge("after:");
 	atomic_store(&stop, 1);
 join:
 	for (int i = 0; i < nr_writers; i++) {
@@ -437,13 +466,12 @@ join:
 		for (int b = 0; b < 8; b++)
 			corrupt += ((got >> (8 * b)) & 0xff) != ((want >> (8 * b)) & 0xff);
 	}
-	printf("stress: %lu pages, %d writer(s), %llu calls (move_pages + mbind), %.1f s\n",
-	       nr, nr_writers, calls, now_s() - t0);
+	printf("stress%s: %lu pages, %d writer(s), %llu calls (move_pages + mbind), %.1f s\n",
+	       use_thp ? "-thp" : "", nr, nr_writers, calls, now_s() - t0);
 	printf("page migrations (pages seen on the new node): %llu\n", cur_mig);
 	printf("writes: %llu\n", writes);
 	printf("lost writes: %llu\n", lost);
 	printf("corrupt bytes: %llu\n", corrupt);
-	munmap(buf, len);
 	free(pages);
 	free(nodes);
 	free(status);
@@ -458,7 +486,7 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: migrate_probe bench [MIB] [ROUNDS]\n"
-		"       migrate_probe stress [PAGES] [MIGRATIONS] [WRITERS]\n");
+		"       migrate_probe stress|stress-thp [PAGES] [MIGRATIONS] [WRITERS]\n");
 }
 
 static int parse_ulong(const char *s, unsigned long *ret_val)
@@ -490,12 +518,14 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (strcmp(argv[1], "bench") == 0 && argc <= 4) {
 		ret = run_bench(a ? a : 64, b ? b : 4);
-	} else if (strcmp(argv[1], "stress") == 0) {
+	} else if (strcmp(argv[1], "stress") == 0 ||
+		   strcmp(argv[1], "stress-thp") == 0) {
 		if (c > 64) {
 			fprintf(stderr, "migrate_probe: at most 64 writers\n");
 			return 2;
 		}
-		ret = run_stress(a ? a : 256, b ? b : 1000000, c ? (int)c : 1);
+		ret = run_stress(a ? a : 256, b ? b : 1000000, c ? (int)c : 1,
+				 strcmp(argv[1], "stress-thp") == 0);
 	} else {
 		usage();
 		return 2;

@@ -25,6 +25,7 @@ IMAGE_DEB='' HEADERS_DEB='' DBG_DEB='' KERNEL_RPM='' DEVEL_RPM='' DEBUGINFO_RPM=
 load_paths "$1"
 kver=$(basename "$IMAGE_DEB" | sed -E 's/^linux-image-(.*)_[^_]+_[^_]+\.deb$/\1/')
 flavor=${kver##*-}
+kre=$(t_re "$kver")
 echo "$T_NAME: kernel $kver"
 
 echo "- image DEB $(basename "$IMAGE_DEB")"
@@ -34,7 +35,7 @@ for f in /boot/vmlinuz-$kver /boot/System.map-$kver /boot/config-$kver /lib/modu
 	/usr/share/doc/linux-image-$kver/changelog.Debian.gz; do
 	t_has "image DEB" "$list" "$f"
 done
-t_lacks "image DEB" "$list" "^/lib/modules/$kver/(build|source)"
+t_lacks "image DEB" "$list" "^/lib/modules/$kre/(build|source)"
 t_eq "image Package" "linux-image-$kver" "$(dpkg-deb -f "$IMAGE_DEB" Package)"
 t_eq "image Depends" "kmod, dracut" "$(dpkg-deb -f "$IMAGE_DEB" Depends)"
 for s in preinst postinst prerm postrm; do
@@ -42,7 +43,7 @@ for s in preinst postinst prerm postrm; do
 		'run-parts --report --exit-on-error --arg="\$kver" --arg="\$image" "/etc/kernel/\$script.d"'
 done
 report=$(dpkg-deb --fsys-tarfile "$IMAGE_DEB" | tar -xOf - "./usr/share/doc/linux-image-$kver/config-report.txt")
-t_match "config report" "$report" "^release: +$kver\$"
+t_match "config report" "$report" "^release: +$kre\$"
 
 echo "- headers DEB $(basename "$HEADERS_DEB")"
 list=$(deb_list "$HEADERS_DEB")
@@ -74,7 +75,7 @@ for f in /lib/modules/$kver/vmlinuz /lib/modules/$kver/System.map /lib/modules/$
 	t_has "kernel RPM" "$list" "$f"
 done
 t_match "kernel RPM docs" "$list" "^/usr/share/doc/mmbatch-kernel-$flavor-.*/config-report.txt\$"
-t_lacks "kernel RPM" "$list" "^/lib/modules/$kver/build\$"
+t_lacks "kernel RPM" "$list" "^/lib/modules/$kre/build\$"
 t_has "kernel RPM provides" "$(rpm -qp --provides "$KERNEL_RPM" 2>/dev/null)" "installonlypkg(kernel)"
 t_has "kernel RPM ghosts" "$(rpm -qp --qf '[%{FILEFLAGS:fflags} %{FILENAMES}\n]' "$KERNEL_RPM" 2>/dev/null)" \
 	"g /boot/initramfs-$kver.img"

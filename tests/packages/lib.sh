@@ -80,6 +80,9 @@ t_nofile() {
 	fi
 }
 
+# t_re STRING: STRING as a literal extended regex.
+t_re() { printf '%s' "$1" | sed 's/[][\\.*^$+?(){}|]/\\&/g'; }
+
 t_done() {
 	echo "$T_NAME: $T_PASSES passed, $T_FAILS failed"
 	[ "$T_FAILS" -eq 0 ]

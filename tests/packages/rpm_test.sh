@@ -16,6 +16,7 @@ IMAGE_DEB=$(sed -n 's/^IMAGE_DEB=//p' "$1")
 KERNEL_RPM=$(sed -n 's/^KERNEL_RPM=//p' "$1")
 [ -f "$IMAGE_DEB" ] && [ -f "$KERNEL_RPM" ] || { echo "ERROR: $1: IMAGE_DEB or KERNEL_RPM missing" >&2; exit 2; }
 kver=$(dpkg-deb -f "$IMAGE_DEB" Package | sed 's/^linux-image-//')
+kre=$(t_re "$kver")
 echo "$T_NAME: $(basename "$KERNEL_RPM") ($kver)"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -24,8 +25,8 @@ echo "- scriptlets"
 scripts=$(rpm -qp --scripts "$KERNEL_RPM" 2>/dev/null)
 posttrans=$(printf '%s\n' "$scripts" | awk '/^posttrans scriptlet/ { on = 1; next } /scriptlet/ { on = 0 } on')
 postun=$(printf '%s\n' "$scripts" | awk '/^postuninstall scriptlet/ { on = 1; next } /scriptlet/ { on = 0 } on')
-t_match "%posttrans" "$posttrans" "^/usr/bin/kernel-install add $kver /lib/modules/$kver/vmlinuz( |\$)"
-t_match "%postun" "$postun" "/usr/bin/kernel-install remove $kver( |\$)"
+t_match "%posttrans" "$posttrans" "^/usr/bin/kernel-install add $kre /lib/modules/$kre/vmlinuz( |\$)"
+t_match "%postun" "$postun" "/usr/bin/kernel-install remove $kre( |\$)"
 t_lacks "%posttrans" "$posttrans" '\|\| *(true|:)|exit 0'
 
 echo "- payload"

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Assertions for the pipeline tests (sourced). Each prints what it expected
 # and what it got; a failed assertion counts, the test goes on, and
 # test_summary exits non-zero when any failed.

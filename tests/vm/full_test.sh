@@ -75,35 +75,36 @@ vm_expect_match "$profile includes the default profile" "*default.yaml*" "$(grep
 vm_expect "vmtest-baseline.service (plan before mmbatchd started)" success \
 	"$(systemctl show -p Result --value vmtest-baseline.service 2>&1)"
 sed 's/^/    | baseline: /' "$baseline"
-plan_values "$baseline" > /tmp/plan.baseline
-vm_expect_ge "keys in the default profile's plan" 1 "$(wc -l < /tmp/plan.baseline)"
+plan_values "$baseline" > "$vm_tmp/plan.baseline"
+vm_expect_ge "keys in the default profile's plan" 1 "$(wc -l < "$vm_tmp/plan.baseline")"
 while read -r name orig target; do
 	vm_expect "'$name' while mmbatchd runs, read by mmbatchd --plan (was $orig)" "$target" "$(live_value "$name")"
 	vm_expect "'$name' while mmbatchd runs, read from the kernel" "$target" "$(kernel_value "$name")"
-done < /tmp/plan.baseline
+done < "$vm_tmp/plan.baseline"
 
 # 3. One drain for one large multi-threaded exit: one process, two threads
 #    faulting DRAIN_MIB together; the drain line must name its pid.
 drain_lines() { journalctl -b -u mmbatchd.service -o cat --no-pager 2>/dev/null | grep -E '^drain #[0-9]+: '; }
 before=$(drain_lines | wc -l)
 echo "run      a ${drain_mib} MiB 2-thread process: mmbench fault --threads 2 --size-mib $((drain_mib / 2)) --loops 1 --reps 1"
-mmbench fault --threads 2 --size-mib $((drain_mib / 2)) --loops 1 --reps 1 > /tmp/fault.out 2>&1 &
+mmbench fault --threads 2 --size-mib $((drain_mib / 2)) --loops 1 --reps 1 > "$vm_tmp/fault.out" 2>&1 &
 pid=$!
 wait $pid
 rc=$?
-sed 's/^/    | /' /tmp/fault.out
+sed 's/^/    | /' "$vm_tmp/fault.out"
 vm_expect "the ${drain_mib} MiB process (pid $pid) exit status" 0 "$rc"
 waited=0
 while [ "$(drain_lines | wc -l)" -eq "$before" ] && [ $waited -lt "$drain_wait" ]; do sleep 1; waited=$((waited + 1)); done
 sleep 3  # a second drain for the same exit would show up by now
-drain_lines | tail -n +$((before + 1)) > /tmp/drains.new
-sed 's/^/    | /' /tmp/drains.new
-vm_expect "drains logged by mmbatchd after that exit" 1 "$(wc -l < /tmp/drains.new)"
-vm_expect "pid the drain names" "$pid" "$(sed -n 's/^drain #[0-9]*: exit of pid \([0-9]*\) .*/\1/p' /tmp/drains.new | head -n 1)"
+drain_lines | tail -n +$((before + 1)) > "$vm_tmp/drains.new"
+sed 's/^/    | /' "$vm_tmp/drains.new"
+vm_expect "drains logged by mmbatchd after that exit" 1 "$(wc -l < "$vm_tmp/drains.new")"
+vm_expect "pid the drain names" "$pid" "$(sed -n 's/^drain #[0-9]*: exit of pid \([0-9]*\) .*/\1/p' "$vm_tmp/drains.new" | head -n 1)"
 
 # 4. The first-boot smoke run happened and stored its result.
 kver=$(uname -r)
 vm_expect "mmbatch-smoke.service result" success "$(systemctl show -p Result --value mmbatch-smoke.service 2>&1)"
+journalctl -b -u mmbatch-smoke.service -o cat --no-pager 2>&1 | grep -v '^[a-z]* [a-z0-9_]* *median' | tail -n 8 | sed 's/^/    | /'
 vm_expect "mmbatch-smoke.service ran in this boot" yes \
 	"$([ "$(systemctl show -p ExecMainStartTimestampMonotonic --value mmbatch-smoke.service)" -gt 0 ] 2>/dev/null && echo yes || echo no)"
 vm_expect_ge "files under /var/lib/mmbatch/results/$kver/" 1 "$(ls "/var/lib/mmbatch/results/$kver" 2>/dev/null | wc -l)"
@@ -116,6 +117,6 @@ vm_expect "mmbatchd.service after stop" inactive "$(systemctl is-active mmbatchd
 while read -r name orig target; do
 	vm_expect "'$name' after stop, read by mmbatchd --plan (profile had set $target)" "$orig" "$(live_value "$name")"
 	vm_expect "'$name' after stop, read from the kernel" "$orig" "$(kernel_value "$name")"
-done < /tmp/plan.baseline
+done < "$vm_tmp/plan.baseline"
 
 vm_summary

@@ -5,6 +5,8 @@
 # non-zero when anything failed. NOT-LIVE lines are checks whose input is not
 # in the tree yet: they are listed, never counted as passes.
 
+# Scratch files of the assertions (the guest's tmpfs).
+vm_tmp=$(mktemp -d)
 vm_passed=0
 vm_failed=0
 vm_notlive=0
@@ -49,9 +51,9 @@ vm_run_expect() {
 	_name=$1 _want=$2
 	shift 2
 	echo "run      $_name: $*"
-	"$@" > /tmp/vm-run.out 2>&1
+	"$@" > "$vm_tmp/run.out" 2>&1
 	_rc=$?
-	sed 's/^/    | /' /tmp/vm-run.out
+	sed 's/^/    | /' "$vm_tmp/run.out"
 	vm_expect "$_name exit status" "$_want" "$_rc"
 }
 

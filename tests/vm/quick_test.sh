@@ -35,12 +35,12 @@ knob=/proc/sys/vm/drain_percpu
 if [ "$drain" = yes ]; then
 	vm_expect "$knob exists" yes "$([ -e $knob ] && echo yes || echo no)"
 	vm_expect "$knob mode" 200 "$(stat -c %a $knob 2>&1)"
-	(echo 1 > $knob) 2>/tmp/knob.err
+	(echo 1 > $knob) 2>"$vm_tmp/knob.err"
 	vm_expect "write 1 to $knob: exit status" 0 "$?"
-	(echo 2 > $knob) 2>/tmp/knob.err
+	(echo 2 > $knob) 2>"$vm_tmp/knob.err"
 	rc=$?
 	vm_expect "write 2 to $knob: exit status" 1 "$rc"
-	vm_expect_match "write 2 to $knob: error" "*Invalid argument*" "$(cat /tmp/knob.err)"
+	vm_expect_match "write 2 to $knob: error" "*Invalid argument*" "$(cat "$vm_tmp/knob.err")"
 else
 	vm_expect "$knob absent (not in the series)" no "$([ -e $knob ] && echo yes || echo no)"
 	vm_not_live "drain knob write 1 ok / write 2 EINVAL" "the series of this base has no drain_percpu patch yet"

@@ -6,7 +6,8 @@
 # distcc behind ccache when DISTCC_HOSTS is set. The build identity is fixed
 # (SOURCE_DATE_EPOCH, KBUILD_BUILD_TIMESTAMP/USER/HOST, see lib.sh). Prints
 # phase lines with elapsed times and an objects done/total counter (total:
-# this dir's last full build, a sibling's, or ~objcounts.txt); the full
+# this dir's last full build or a sibling's of the same base and flavor; "?"
+# before the first); the full
 # kbuild output goes to build.log, whose tail is shown on failure.
 # Reads: BASE, SRC, FLAVOR, NR_CPUS, LOCALVERSION, PATCHES, EXTRA_PATCHES,
 #        JOBS (default nproc), CCACHE (default 1; 0 = plain gcc), CCACHE_DIR,
@@ -49,10 +50,6 @@ if [ -z "$total" ]; then
 		[ -f "$f" ] && { total=$(cat "$f"); break; }
 	done
 fi
-if [ -z "$total" ]; then
-	# Else the count measured here for this base and flavor (objcounts.txt).
-	total=$(awk -v b="$KB_BASE" -v f="$KB_FLAVOR" '$1 == b && $2 == f { print "~" $3 }' "$TOP/tools/kbuild/objcounts.txt" 2>/dev/null || true)
-fi
 ccache_stats() {
 	[ "${CCACHE:-1}" = 1 ] || return 0
 	ccache --print-stats 2>/dev/null | awk '
@@ -72,7 +69,7 @@ progress() {
 		printf '%s\n' "$line" >>"$log"
 		local p=$phase
 		case "$line" in
-		"  CC "*|"  AS "*|"  CC [M] "*|"  AS [M] "*|"  HOSTCC "*|"  HOSTCXX "*)
+		"  CC "*|"  AS "*|"  HOSTCC "*|"  HOSTCXX "*)  # also "  CC [M] ..."
 			n=$((n + 1)); [ $p -ge 1 ] || p=1 ;;
 		"  LD      vmlinux.o"|"  LD      .tmp_vmlinux"*|"  LD      vmlinux") [ $p -ge 2 ] || p=2 ;;
 		"  LD      arch/x86/boot/compressed/vmlinux") [ $p -ge 3 ] || p=3 ;;
@@ -100,7 +97,7 @@ if [ "$rc" -ne 0 ]; then
 	exit 1
 fi
 n=$(cat "$KB_BUILD/.mmbatch-lastcount")
-[[ "$total" =~ ^[0-9]+$ ]] && [ "$total" -ge "$n" ] || echo "$n" >"$countf"
+[ -n "$total" ] && [ "$total" -ge "$n" ] || echo "$n" >"$countf"
 image=$KB_BUILD/arch/x86/boot/bzImage
 [ -f "$image" ] || kb_die "build: make succeeded but $image is missing"
 release=$(cat "$KB_BUILD/include/config/kernel.release")

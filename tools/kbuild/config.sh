@@ -143,7 +143,7 @@ tac "$scratch/all-requests" | awk -F'\t' '!seen[$1]++' | tac >"$requested"
 # kconfig_why SYM: the "depends on"/"range" lines of SYM's Kconfig entries.
 kconfig_why() {
 	local sym=${1#CONFIG_} hits
-	hits=$(grep -rn --include='Kconfig*' -E "^[[:space:]]*(menu)?config[[:space:]]+$sym[[:space:]]*$" "$KB_TREE" | cut -d: -f1,2 || true)
+	hits=$(grep -rn --include='Kconfig*' -E "^[[:space:]]*(menu)?config[[:space:]]+${sym}[[:space:]]*$" "$KB_TREE" | cut -d: -f1,2 || true)
 	if [ -z "$hits" ]; then echo "no such symbol in Kconfig"; return; fi
 	local file line why=()
 	while IFS=: read -r file line; do

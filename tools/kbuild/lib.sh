@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2034
 # Shared helpers for the kernel pipeline stage scripts (source, series, config,
 # build, patches-check). Sourced, not run. Derives every path and name of the
 # pipeline from the knobs, so each stage (and the packaging stage) finds the

@@ -66,9 +66,10 @@ total_failed=0
 summary=()
 for base in $bases; do
 	dir=$PATCHES_ROOT/$base
-	BASE=$base SRC= "$TOP/tools/kbuild/source.sh" >/dev/null
+	BASE=$base SRC='' "$TOP/tools/kbuild/source.sh" >/dev/null
 	(
-		BASE=$base SRC= PATCHES=1 EXTRA_PATCHES=
+		# shellcheck disable=SC2034 # read by kb_init
+		BASE=$base SRC='' PATCHES=1 EXTRA_PATCHES=''
 		kb_init
 		tag="patches-check $base"
 		failed=0 npatch=0 nchange=0

@@ -7,12 +7,19 @@
 # ccache is shared, so the second build is mostly cache hits; the outputs
 # must not depend on the directory (paths are relative or mapped) nor on the
 # time (SOURCE_DATE_EPOCH, KBUILD_BUILD_*).
+#   repro-check.sh                       build twice, compare
+#   repro-check.sh --compare DIR_A DIR_B compare two package dirs only
 # Reads: TOP, OUT, MAKE, REPRO_BASE (default 6.12), REPRO_DIR (default
 # $OUT/repro), REPRO_KEEP=1 to keep both trees.
 set -eu
 
-usage() { echo "usage: repro-check.sh  (REPRO_BASE, REPRO_DIR from the environment)" >&2; exit 2; }
-[ $# -eq 0 ] || usage
+usage() { echo "usage: repro-check.sh [--compare DIR_A DIR_B]  (REPRO_BASE, REPRO_DIR from the environment)" >&2; exit 2; }
+compare_only=0
+if [ $# -eq 3 ] && [ "$1" = --compare ] && [ -d "$2" ] && [ -d "$3" ]; then
+	compare_only=1 pkg_a=$(realpath "$2") pkg_b=$(realpath "$3")
+elif [ $# -ne 0 ]; then
+	usage
+fi
 
 . "$(dirname "$0")/lib.sh"
 base=${REPRO_BASE:-6.12}
@@ -20,6 +27,7 @@ dir=${REPRO_DIR:-$OUT/repro}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
+if [ $compare_only = 0 ]; then
 rm -rf "$dir/a" "$dir/b"
 for side in a b; do
 	t0=$SECONDS
@@ -31,12 +39,14 @@ for side in a b; do
 	fi
 	echo "repro: build $side done in $((SECONDS - t0)) s"
 done
+pkg_a=$dir/a/packages pkg_b=$dir/b/packages
+fi
 
 # deb_members A B: the members whose listing or content differ.
 deb_members() {
 	diff <(dpkg-deb -c "$1" | sort -k6) <(dpkg-deb -c "$2" | sort -k6) | grep '^[<>]' || true
 	local x=$work/x
-	rm -rf "$x" && mkdir -p "$x/a/DEBIAN" "$x/b/DEBIAN"
+	rm -rf "$x" && mkdir -p "$x"
 	dpkg-deb -R "$1" "$x/a" && dpkg-deb -R "$2" "$x/b"
 	diff -rq --no-dereference "$x/a" "$x/b" | sed "s|$x/||g" || true
 }
@@ -54,9 +64,10 @@ rpm_members() {
 }
 
 same=0 differ=0 missing=0
-for pa in "$dir/a/packages/"*.deb "$dir/a/packages/"*.rpm; do
+for pa in "$pkg_a/"*.deb "$pkg_a/"*.rpm; do
+	[ -f "$pa" ] || continue
 	name=$(basename "$pa")
-	pb=$dir/b/packages/$name
+	pb=$pkg_b/$name
 	if [ ! -f "$pb" ]; then
 		echo "repro: $name: only in build a"
 		missing=$((missing + 1))
@@ -72,9 +83,10 @@ for pa in "$dir/a/packages/"*.deb "$dir/a/packages/"*.rpm; do
 		differ=$((differ + 1))
 	fi
 done
-for pb in "$dir/b/packages/"*.deb "$dir/b/packages/"*.rpm; do
-	[ -f "$dir/a/packages/$(basename "$pb")" ] || { echo "repro: $(basename "$pb"): only in build b"; missing=$((missing + 1)); }
+for pb in "$pkg_b/"*.deb "$pkg_b/"*.rpm; do
+	[ -f "$pb" ] || continue
+	[ -f "$pkg_a/$(basename "$pb")" ] || { echo "repro: $(basename "$pb"): only in build b"; missing=$((missing + 1)); }
 done
-[ "${REPRO_KEEP:-0}" = 1 ] || rm -rf "$dir/a" "$dir/b"
+[ "${REPRO_KEEP:-0}" = 1 ] || [ $compare_only = 1 ] || rm -rf "$dir/a" "$dir/b"
 echo "repro: $same identical, $differ differ, $missing missing"
 [ $same -gt 0 ] && [ $differ -eq 0 ] && [ $missing -eq 0 ]

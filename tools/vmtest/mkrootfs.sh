@@ -64,7 +64,7 @@ remove_work() {
 trap remove_work EXIT
 root=$work/root
 "$mkchroot" unpack "$root"
-mkdir -p "$root/tmp/debs"
+mkdir -p "$root/vmtest-debs"
 
 # missing_deps DEB...: (Pre-)Depends of the given packages that neither the
 # chroot nor the given packages satisfy (any alternative counts, versions are
@@ -101,19 +101,19 @@ fi
 # One dpkg -i per package: the dependencies first, then the given ones in
 # their order; the index prefix keeps that order in the glob.
 n=10
-for deb in ${dep_debs[@]+"${dep_debs[@]}"} "$@"; do cp "$deb" "$root/tmp/debs/$n-$(basename "$deb")"; n=$((n + 1)); done
-echo "mkrootfs: dpkg -i, in this order: $(cd "$root/tmp/debs" && echo *.deb)" >&2
+for deb in ${dep_debs[@]+"${dep_debs[@]}"} "$@"; do cp "$deb" "$root/vmtest-debs/$n-$(basename "$deb")"; n=$((n + 1)); done
+echo "mkrootfs: dpkg -i, in this order: $(cd "$root/vmtest-debs" && echo *.deb)" >&2
 # Not a running system: maintainer scripts may enable units, not start them.
 printf '#!/bin/sh\nexit 101\n' > "$root/usr/sbin/policy-rc.d"
 chmod 0755 "$root/usr/sbin/policy-rc.d"
 "$mkchroot" mount "$root"
 if ! PATH=/usr/sbin:/usr/bin:/sbin:/bin LC_ALL=C DEBIAN_FRONTEND=noninteractive \
-	chroot "$root" sh -c 'for deb in /tmp/debs/*.deb; do dpkg -i "$deb" || exit 1; done' > "$work/dpkg.log" 2>&1; then
+	chroot "$root" sh -c 'for deb in /vmtest-debs/*.deb; do dpkg -i "$deb" || exit 1; done' > "$work/dpkg.log" 2>&1; then
 	tail -n 30 "$work/dpkg.log" >&2
 	echo "ERROR: mkrootfs: dpkg -i failed (log above)" >&2
 	exit 1
 fi
-rm -rf "$root/tmp/debs" "$root/usr/sbin/policy-rc.d"
+rm -rf "$root/vmtest-debs" "$root/usr/sbin/policy-rc.d"
 
 # Exactly one kernel, and its postinst must have made the initramfs.
 kernels=$(cd "$root/boot" && ls vmlinuz-* 2>/dev/null || true)

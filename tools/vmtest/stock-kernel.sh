@@ -41,16 +41,16 @@ tmp=$(mktemp -d "$out/cache/stock.XXXXXX" 2>/dev/null || { mkdir -p "$out/cache"
 trap 'rm -rf "$tmp"' EXIT
 (cd "$tmp" && apt-get download -q -o APT::Sandbox::User=root "$pkg" >/dev/null)
 deb=$(ls "$tmp"/linux-image-*.deb)
-dpkg-deb -x "$deb" "$tmp/root"
-vmlinuz=$(ls "$tmp"/root/boot/vmlinuz-* | head -n 1)
+dpkg-deb -x "$deb" "$tmp/unpacked"
+vmlinuz=$(ls "$tmp"/unpacked/boot/vmlinuz-* | head -n 1)
 [ -f "$vmlinuz" ] || { echo "ERROR: stock-kernel: $pkg has no /boot/vmlinuz-*" >&2; exit 1; }
-mv "$deb" "$tmp/root/"
-echo "$pkg" > "$tmp/root/package"
+mv "$deb" "$tmp/unpacked/"
+echo "$pkg" > "$tmp/unpacked/package"
 
 # Publish atomically: the cache directory appears complete or not at all.
 rm -rf "$cache"
 mkdir -p "$(dirname "$cache")"
-mv "$tmp/root" "$cache"
+mv "$tmp/unpacked" "$cache"
 echo "$cache/boot/$(basename "$vmlinuz")" > "$cache/vmlinuz.path"
 touch "$cache/done"
 cat "$cache/vmlinuz.path"
