@@ -24,9 +24,11 @@ usage() { echo "usage: [BASE=6.12] [FLAVOR=guest] [JOBS=N] bench.sh" >&2; exit 2
 [ $# -eq 0 ] || usage
 
 bench=$OUT/bench/pipeline-$BASE-$FLAVOR
+bbuild=$bench/bench-pipeline-$BASE-$FLAVOR
 rm -rf "$bench"
 mkdir -p "$bench"
-trap 'rm -rf "$bench"' EXIT
+trap 'rm -rf "$bench" "$OUT/build/.kconfig/${bbuild##*/}"' EXIT
+secs() { printf '%.0f' "$1"; }
 
 "$kb/source.sh" >/dev/null
 tree=$("$kb/series.sh")
@@ -42,22 +44,22 @@ make -C "$tree" O="$bench/plain" -j"$JOBS" LOCALVERSION= bzImage modules >"$benc
 	{ tail -n 20 "$bench/plain.log"; echo "ERROR: bench-pipeline: plain build failed" >&2; exit 1; }
 t_plain=$(echo "$(date +%s.%N) - $t0" | bc)
 rm -rf "$bench/plain"
-echo "bench-pipeline: plain make bzImage modules: ${t_plain%.*} s"
+echo "bench-pipeline: plain make bzImage modules: $(secs "$t_plain") s"
 
 run_pipeline() {
-	rm -rf "$bench/build"
+	rm -rf "$bbuild"
 	local t0
 	t0=$(date +%s.%N)
-	KB_BUILD_DIR=$bench/build CCACHE_DIR=$bench/ccache "$kb/series.sh" >/dev/null 2>&1
-	KB_BUILD_DIR=$bench/build CCACHE_DIR=$bench/ccache "$kb/config.sh" >/dev/null 2>&1
-	KB_BUILD_DIR=$bench/build CCACHE_DIR=$bench/ccache PROGRESS_SECONDS=100000 "$kb/build.sh" >"$bench/$1.out" 2>&1 ||
+	KB_BUILD_DIR=$bbuild CCACHE_DIR=$bench/ccache "$kb/series.sh" >/dev/null 2>&1
+	KB_BUILD_DIR=$bbuild CCACHE_DIR=$bench/ccache "$kb/config.sh" >/dev/null 2>&1
+	KB_BUILD_DIR=$bbuild CCACHE_DIR=$bench/ccache PROGRESS_SECONDS=100000 "$kb/build.sh" >"$bench/$1.out" 2>&1 ||
 		{ cat "$bench/$1.out"; echo "ERROR: bench-pipeline: pipeline build ($1) failed" >&2; exit 1; }
 	echo "$(date +%s.%N) - $t0" | bc
 }
 t_cold=$(run_pipeline cold)
-echo "bench-pipeline: pipeline cold (empty ccache): ${t_cold%.*} s"
+echo "bench-pipeline: pipeline cold (empty ccache): $(secs "$t_cold") s"
 t_warm=$(run_pipeline warm)
-echo "bench-pipeline: pipeline warm (ccache full, build dir fresh): ${t_warm%.*} s"
+echo "bench-pipeline: pipeline warm (ccache full, build dir fresh): $(secs "$t_warm") s"
 grep '^build: .* done in' "$bench/warm.out" | sed 's/^/bench-pipeline: warm: /'
 
 awk -v p="$t_plain" -v c="$t_cold" -v w="$t_warm" 'BEGIN {

@@ -6,13 +6,14 @@
 #  2. a series with a patch that cannot apply fails with
 #     `series: PATCH: hunk N FAILED at FILE:LINE` and leaves pristine source
 #     and existing trees untouched; a good extra patch lands in its own tree;
+#     a changed series re-dates only the files whose content changed;
 #  3. the names derived from the knobs (tree, build dir, release);
 #  4. a config fragment asking for impossible options fails listing each one,
 #     the previous .config untouched;
 #  5. `make kernel FLAVOR=guest` for 6.12, then 6.1 (ccache; these builds are
 #     reused by the packaging tests and the VM harness).
-# Reads: TOP, OUT, MAKE, PIPELINE_TESTS (subset of: patches series names
-#        config kernel; default all).
+# Reads: TOP, OUT, MAKE, PIPELINE_TESTS (subset of: patches series dates
+#        names config kernel; default all).
 set -eu
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 OUT=${OUT:-$TOP/out}
@@ -92,6 +93,36 @@ if wanted series; then
 	rc=0; BASE=6.12 EXTRA_PATCHES="$fx/patches-good/6.12/0001-fixture-comment.patch" "$kb/series.sh" >"$tmp/again.out" 2>&1 || rc=$?
 	assert_contains "second run reuses the tree (stamp)" "$tmp/again.out" "(up to date, $((nseries + 1)) patches)"
 	case "$xtree" in "$OUT"/tree/6.12-mmbatch-x*) rm -rf "$xtree" "$xtree.lock" ;; esac
+fi
+
+if wanted dates; then
+	echo "== series: file dates across series changes (tiny SRC tree, own OUT)"
+	t=$tmp/dates
+	mkdir -p "$t/src/sub" "$t/patches/6.12" "$t/a/sub" "$t/b/sub"
+	printf 'VERSION = 6\nPATCHLEVEL = 12\nSUBLEVEL = 0\nEXTRAVERSION =\n' >"$t/src/Makefile"
+	printf 'one\ntwo\nthree\n' >"$t/src/sub/a.h"
+	printf 'alpha\nbeta\ngamma\n' >"$t/src/sub/b.c"
+	touch -d @1000000000 "$t/src/sub/a.h" "$t/src/sub/b.c"
+	mkpatch() { # NAME FILE SED: a patch of FILE made by SED
+		cp "$t/src/$2" "$t/a/$2"; sed "$3" "$t/src/$2" >"$t/b/$2"
+		(cd "$t" && diff -u "a/$2" "b/$2" | sed -E '1,2s/\t.*//') >"$t/patches/6.12/$1" || true
+	}
+	dates() { SRC=$t/src OUT=$t/out PATCHES_ROOT=$t/patches "$kb/series.sh" >/dev/null 2>"$t/err" || cat "$t/err"
+		stat -c %Y "$t/out/tree/"src-*-mmbatch/sub/a.h "$t/out/tree/"src-*-mmbatch/sub/b.c | tr '\n' ' '; }
+	SRC=$t/src OUT=$t/out "$kb/source.sh" >/dev/null 2>&1
+	mkpatch 0001-a.patch sub/a.h 's/two/TWO/'; mkpatch 0002-b.patch sub/b.c 's/beta/BETA/'
+	printf '0001-a.patch\n0002-b.patch\n' >"$t/patches/6.12/series"
+	read -r a1 b1 <<<"$(dates)"
+	sleep 1.1
+	mkpatch 0002-b.patch sub/b.c 's/beta/BETA2/'
+	read -r a2 b2 <<<"$(dates)"
+	assert_eq "a.h date after only 0002 changed (content same)" "$a1" "$a2"
+	[ "$b2" -gt "$b1" ] && pass "b.c dated anew after 0002 changed ($b1 -> $b2)" || fail "b.c date: expected > $b1, got $b2"
+	sleep 1.1
+	printf '0002-b.patch\n' >"$t/patches/6.12/series"
+	read -r a3 _ <<<"$(dates)"
+	assert_eq "a.h content after 0001 was dropped" "two" "$(sed -n 2p "$t/out/tree/"src-*-mmbatch/sub/a.h)"
+	[ "$a3" -gt "$a2" ] && pass "a.h (back to pristine) dated anew ($a2 -> $a3), not 1000000000" || fail "a.h date: expected > $a2, got $a3"
 fi
 
 if wanted names; then

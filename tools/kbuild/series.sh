@@ -66,6 +66,25 @@ for ((i = 0; i < ${#plan[@]}; i += 3)); do
 		kb_die "series: ${plan[i]} passed the dry run but not on the full tree"
 	echo "series: ${plan[i]}: applied" >&2
 done
+# Dates of the files this or the previous series touched, against the
+# previous tree (whose build dirs kbuild compares with): unchanged content
+# keeps its old date, so a new patch does not make kbuild recompile every
+# includer of a header another patch touched; changed content is dated now,
+# also where a dropped patch brings back the older pristine file.
+for ((i = 0; i < ${#plan[@]}; i += 3)); do
+	kb_patch_files "${plan[i+1]}" "${plan[i+2]}"
+done | sort -u >"$scratch/tree/.mmbatch-files"
+if [ -f "$KB_TREE/.mmbatch-tree" ]; then
+	cat "$scratch/tree/.mmbatch-files" "$KB_TREE/.mmbatch-files" 2>/dev/null | sort -u |
+	while IFS= read -r f; do
+		[ -f "$scratch/tree/$f" ] || continue
+		if [ -f "$KB_TREE/$f" ] && cmp -s "$scratch/tree/$f" "$KB_TREE/$f"; then
+			touch -r "$KB_TREE/$f" "$scratch/tree/$f"
+		else
+			touch "$scratch/tree/$f"
+		fi
+	done
+fi
 echo "$KB_TREE_HASH" >"$scratch/tree/.mmbatch-tree"
 if [ -e "$KB_TREE" ]; then mv "$KB_TREE" "$scratch/old"; fi
 mv "$scratch/tree" "$KB_TREE"
