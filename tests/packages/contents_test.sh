@@ -23,7 +23,7 @@ deb_list() { dpkg-deb -c "$1" | awk '{ $1 = $2 = $3 = $4 = $5 = ""; sub(/^ +\./,
 
 IMAGE_DEB='' HEADERS_DEB='' DBG_DEB='' KERNEL_RPM='' DEVEL_RPM='' DEBUGINFO_RPM=''
 load_paths "$1"
-kver=$(basename "$IMAGE_DEB" | sed -E 's/^linux-image-(.*)_[^_]+_[^_]+\.deb$/\1/')
+kver=$(dpkg-deb -f "$IMAGE_DEB" Package | sed 's/^linux-image-//')
 flavor=${kver##*-}
 kre=$(t_re "$kver")
 echo "$T_NAME: kernel $kver"
@@ -36,7 +36,7 @@ for f in /boot/vmlinuz-$kver /boot/System.map-$kver /boot/config-$kver /lib/modu
 	t_has "image DEB" "$list" "$f"
 done
 t_lacks "image DEB" "$list" "^/lib/modules/$kre/(build|source)"
-t_eq "image Package" "linux-image-$kver" "$(dpkg-deb -f "$IMAGE_DEB" Package)"
+t_eq "image file name" "linux-image-${kver}_$kver-1_amd64.deb" "$(basename "$IMAGE_DEB")"
 t_eq "image Depends" "kmod, dracut" "$(dpkg-deb -f "$IMAGE_DEB" Depends)"
 for s in preinst postinst prerm postrm; do
 	t_match "image $s" "$(dpkg-deb -I "$IMAGE_DEB" "$s")" \

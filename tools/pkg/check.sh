@@ -53,10 +53,11 @@ broken_image_test() {
 	image=$(sed -n 's/^IMAGE_DEB=//p' "$1")
 	dpkg-deb -R "$image" "$work/pkg"
 	rm -f "$work/pkg/boot/vmlinuz-"*
-	dpkg-deb --root-owner-group -Zgzip -b "$work/pkg" "$work/broken.deb" >/dev/null
-	sed "s|^IMAGE_DEB=.*|IMAGE_DEB=$work/broken.deb|" "$1" >"$work/broken.paths"
-	"$tests/contents_test.sh" "$work/broken.paths" >"$work/out" 2>&1 || rc=$?
-	grep -E '^  FAIL|: [0-9]+ passed' "$work/out" || true
+	mkdir "$work/out"
+	dpkg-deb --root-owner-group -Zgzip -b "$work/pkg" "$work/out/$(basename "$image")" >/dev/null
+	sed "s|^IMAGE_DEB=.*|IMAGE_DEB=$work/out/$(basename "$image")|" "$1" >"$work/broken.paths"
+	"$tests/contents_test.sh" "$work/broken.paths" >"$work/log" 2>&1 || rc=$?
+	grep -E '^  FAIL|: [0-9]+ passed' "$work/log" || true
 	rm -rf "$work"
 	if [ $rc -eq 0 ]; then
 		echo "broken image DEB (no vmlinuz): expected contents_test to fail, it passed"

@@ -36,8 +36,13 @@ pkg_load_build() {
 	fi
 	local env=$build/mmbatch-build.env
 	[ -r "$env" ] || pkg_die "package: no $env: run 'make kernel' first"
+	# The env file records the build's NR_CPUS; the knob of the same name
+	# must stay as it was (child scripts derive the build dir from it).
+	local knob_nr=${NR_CPUS-} knob_set=${NR_CPUS+x}
 	# shellcheck disable=SC1090
 	. "$env"
+	BUILD_NR_CPUS=${NR_CPUS:-}
+	if [ -n "$knob_set" ]; then NR_CPUS=$knob_nr; else unset NR_CPUS; fi
 	local v
 	for v in BASE KVERSION KERNELRELEASE FLAVOR SERIES_VERSION TREE BUILD_DIR SOURCE_DATE_EPOCH; do
 		[ -n "${!v:-}" ] || pkg_die "package: $env: $v is empty"

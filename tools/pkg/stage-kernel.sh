@@ -88,7 +88,7 @@ mkdir -p "$hdr"
 ) | tar -c -f - -C "$BUILD_DIR" -T - | tar -xf - -C "$hdr" ||
 	pkg_die "package: copying generated headers from $BUILD_DIR failed"
 cp "$BUILD_DIR/.config" "$hdr/.config"
-find "$hdr" \( -name '.*.cmd' -o -name '*.o' -o -name '.tmp*' \) -delete
+find "$hdr" \( -name '.*.cmd' -o -name '*.o' -o -name '.tmp*' -o -name .gitignore \) -delete
 # Host tools ship stripped, as Debian's own linux-headers (dh_strip flags).
 find "$hdr" -type f -perm -u+x -exec sh -c 'readelf -h "$1" >/dev/null 2>&1' _ {} \; -print0 |
 	xargs -0r strip --remove-section=.comment --remove-section=.note

@@ -76,7 +76,8 @@ packages_fresh() {
 run_guest() {
 	local label=$1 logbase=$2 rc=0
 	shift 2
-	"$here/vmtest" boot "$@" --log "$logbase.console" > "$logbase.out" || rc=$?
+	# KERNEL, then --log before the options, whose tail is "-- COMMAND".
+	"$here/vmtest" boot "$1" --log "$logbase.console" "${@:2}" > "$logbase.out" || rc=$?
 	sed "s/^/[$label] /" "$logbase.out"
 	while IFS= read -r line; do notlive+=("[$label] ${line#NOT-LIVE }"); done < <(grep '^NOT-LIVE ' "$logbase.out" || true)
 	if [ "$rc" != 0 ]; then
