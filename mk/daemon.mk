@@ -24,7 +24,6 @@ FUZZ_SECONDS ?= 600
 PHONY += daemon
 daemon: $(BIN_DIR)/mmbatchd
 TOOLS_TARGETS += daemon
-MAIN_TARGETS += daemon
 
 $(BIN_DIR)/mmbatchd: $(MBD_OBJ) | deps-daemon
 	@mkdir -p $(@D) && $(CC) $(MB_LDFLAGS) -o $@ $^ $(MBD_LIBS)

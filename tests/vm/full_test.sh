@@ -10,6 +10,7 @@
 # The knob values before mmbatchd started come from vmtest-baseline.service
 # (`mmbatchd --plan` run Before=mmbatchd.service into /run/vmtest-baseline/).
 # Reads: DRAIN_MIB (default 512), DRAIN_WAIT_S (default 20).
+# shellcheck source=tests/vm/lib.sh
 . ./lib.sh
 
 [ $# -eq 3 ] || { echo "usage: full_test.sh KERNELRELEASE INITRD_SHA256 yes|no"; exit 2; }

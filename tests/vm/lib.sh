@@ -1,3 +1,4 @@
+# shellcheck shell=sh
 # Assertions for the guest-side VM checks (POSIX sh: runs under busybox in the
 # quick-path initramfs and under dash/bash in the full-path rootfs).
 # Every assertion prints one line, "ok", "FAIL" or "NOT-LIVE", with what was

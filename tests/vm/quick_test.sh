@@ -7,6 +7,7 @@
 # no when it does not (then the knob must be absent and the check is listed
 # as not live). Exit status: 0 when every check passed.
 # Reads: MIGRATE_MIB (default 16).
+# shellcheck source=tests/vm/lib.sh
 . ./lib.sh
 
 [ $# -eq 2 ] || { echo "usage: quick_test.sh KERNELRELEASE yes|no"; exit 2; }

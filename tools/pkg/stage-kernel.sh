@@ -92,6 +92,9 @@ find "$hdr" \( -name '.*.cmd' -o -name '*.o' -o -name '.tmp*' -o -name .gitignor
 # Host tools ship stripped, as Debian's own linux-headers (dh_strip flags).
 find "$hdr" -type f -perm -u+x -exec sh -c 'readelf -h "$1" >/dev/null 2>&1' _ {} \; -print0 |
 	xargs -0r strip --remove-section=.comment --remove-section=.note
+# objtool is built with -g and absolute paths, so its build ID depends on the
+# build dir (seen in repro-check); the ID is of no use in a headers package.
+[ ! -f "$hdr/tools/objtool/objtool" ] || strip --remove-section=.note.gnu.build-id "$hdr/tools/objtool/objtool"
 find "$hdr" -type f -name '*.so' -print0 | xargs -0r strip --strip-unneeded --remove-section=.comment --remove-section=.note
 
 # Debug info: vmlinux and each module's debug sections.
