@@ -11,22 +11,11 @@ set -eu
 
 : "${MMBATCHD:?MMBATCHD must name the daemon binary}"
 : "${TOP:=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
-TEST_NAME=$(basename "$0" .sh)
 # Run under a systemd unit (CI), the daemon would log to the journal and talk
 # to the unit's notify socket: the tests want neither.
 unset INVOCATION_ID NOTIFY_SOCKET WATCHDOG_USEC WATCHDOG_PID
-test_failures=0
-
-cleanup() {
-	local rc=$?
-	if [ -n "${cleanup_hook:-}" ]; then $cleanup_hook || true; fi
-	[ -n "${T:-}" ] && rm -rf "$T"
-	if [ $test_failures -ne 0 ]; then
-		echo "$TEST_NAME: $test_failures assertion(s) failed" >&2; exit 1
-	fi
-	exit $rc
-}
-trap cleanup EXIT
+# shellcheck source=../lib/assert.sh
+. "$TOP/tests/lib/assert.sh"
 
 setup() {
 	T=$(mktemp -d "${TMPDIR:-/tmp}/mmbatchd-test.XXXXXX")
@@ -41,13 +30,6 @@ fake_knob() {
 	mkdir -p "$(dirname "$ROOT/$1")"
 	printf '%s\n' "$2" > "$ROOT/$1"
 	chmod 0644 "$ROOT/$1"
-}
-
-pass() { echo "  ok: $*"; }
-fail() { echo "  FAIL: $*" >&2; test_failures=$((test_failures + 1)); }
-
-expect_eq() {
-	if [ "$2" = "$3" ]; then pass "$1 = '$3'"; else fail "$1: expected '$2', got '$3'"; fi
 }
 
 tree_sum() {

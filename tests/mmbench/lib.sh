@@ -13,25 +13,12 @@ set -eu
 
 : "${MMBENCH:?MMBENCH must name the mmbench binary}"
 : "${TOP:=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
-TEST_NAME=$(basename "$0" .sh)
-test_failures=0
-
-cleanup() {
-	local rc=$?
-	[ -n "${T:-}" ] && rm -rf "$T"
-	if [ $test_failures -ne 0 ]; then
-		echo "$TEST_NAME: $test_failures assertion(s) failed" >&2; exit 1
-	fi
-	exit $rc
-}
-trap cleanup EXIT
+# shellcheck source=../lib/assert.sh
+. "$TOP/tests/lib/assert.sh"
 
 setup() {
 	T=$(mktemp -d "${TMPDIR:-/tmp}/mmbench-test.XXXXXX")
 }
-
-pass() { echo "  ok: $*"; }
-fail() { echo "  FAIL: $*" >&2; test_failures=$((test_failures + 1)); }
 
 run_cmd() {
 	local name=$1; shift
@@ -39,10 +26,6 @@ run_cmd() {
 	"$@" > "$T/$name.out" 2> "$T/$name.err"
 	RC=$?
 	set -e
-}
-
-expect_eq() {
-	if [ "$2" = "$3" ]; then pass "$1 = '$3'"; else fail "$1: expected '$2', got '$3'"; fi
 }
 
 expect_match() {
