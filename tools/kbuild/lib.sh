@@ -156,6 +156,7 @@ kb_init() {
 	done <<<"$KB_SERIES_ENTRIES"
 	# The series hash names the patch content, not the file dates.
 	KB_SERIES_HASH=$(kb_patch_hash ${files[@]+"${files[@]}"})
+	KB_SERIES_FILES=${files[*]+"${files[*]}"}
 
 	local tag=mmbatch$KB_SERIES_VERSION
 	KB_VARIANT=mmbatch
@@ -186,18 +187,31 @@ kb_init() {
 	kb_repro_env
 }
 
-# Fixed build identity: the base's date plus an offset from the series hash,
-# so a new series gets a new date and the same inputs always the same one.
+# Fixed build identity: the newest of the base's date and the Date: headers of
+# the patches applied (series, then EXTRA_PATCHES). The same inputs always give
+# the same date, a re-exported series moves it, and it is never later than the
+# inputs themselves (rpmlint rejects packages dated in the future).
+kb_patch_date() {
+	local d
+	d=$(sed -n '/^$/q; s/^Date: //p' "$1" | head -n 1)
+	[ -n "$d" ] && LC_ALL=C date -u -d "$d" +%s 2>/dev/null || echo 0
+}
+
 kb_repro_env() {
-	local base_date
+	local base_date f d
 	if [ -n "$KB_SRC_PATH" ] && [ -d "$KB_SRC_PATH/.git" ]; then
 		base_date=$(git -C "$KB_SRC_PATH" log -1 --format=%ct)
 	else
 		base_date=$(stat -c %Y "$KB_PRISTINE/Makefile")
 	fi
-	local series_hash=$KB_SERIES_HASH
-	[ "$KB_VARIANT" = vanilla ] && series_hash=$(kb_patch_hash)
-	SOURCE_DATE_EPOCH=$((base_date + 16#${series_hash:0:6} % 1000000))
+	SOURCE_DATE_EPOCH=$base_date
+	if [ "$KB_VARIANT" != vanilla ]; then
+		# shellcheck disable=SC2086
+		for f in $KB_SERIES_FILES ${EXTRA_PATCHES:-}; do
+			d=$(kb_patch_date "$f")
+			[ "$d" -gt "$SOURCE_DATE_EPOCH" ] && SOURCE_DATE_EPOCH=$d
+		done
+	fi
 	KBUILD_BUILD_TIMESTAMP=$(LC_ALL=C date -u -R -d "@$SOURCE_DATE_EPOCH")
 	KBUILD_BUILD_USER=mmbatch
 	KBUILD_BUILD_HOST=mmbatch

@@ -16,7 +16,8 @@
 # the reason, and listed again at the end; they never count as passes.
 # Prints the time of every step. Logs: $OUT/vm/check/.
 # Reads: MAKE, OUT, VM_BASES (default "6.12 6.1"), VM_PATHS (default
-#   "quick full"), VM_QUICK_TIMEOUT (600),
+#   "quick full"), VM_FULL_BASES (bases that also run the full path when
+#   VM_PATHS has it; default: all of VM_BASES), VM_QUICK_TIMEOUT (600),
 #   VM_FULL_TIMEOUT (900), VM_KERNEL_DEB_6_12, VM_KERNEL_DEB_6_1,
 #   VM_DAEMON_DEB (use these .debs instead of the ones the manifests under
 #   $OUT/packages name; `make packages` refreshes those when stale),
@@ -40,6 +41,7 @@ step_start() { step_t0=$SECONDS; note "$1 ..."; }
 step_end() { note "$1: $((SECONDS - step_t0)) s"; }
 
 paths=${VM_PATHS:-quick full}
+full_bases=${VM_FULL_BASES:-$bases}
 is_path() { [[ " $paths " == *" $1 "* ]]; }
 failures=()
 notlive=()
@@ -125,6 +127,10 @@ for base in $bases; do
 
 	if ! is_path full; then
 		notlive+=("[$base full] not run: VM_PATHS=$paths (the full path: packaged kernel + dracut + systemd + mmbatchd)")
+		continue
+	fi
+	if [[ " $full_bases " != *" $base "* ]]; then
+		notlive+=("[$base full] not run: VM_FULL_BASES=$full_bases (the full path: packaged kernel + dracut + systemd + mmbatchd)")
 		continue
 	fi
 
