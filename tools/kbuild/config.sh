@@ -7,7 +7,8 @@
 # / config.amd64_none_amd64 (linux-config-<base>); FLAVOR=guest = tinyconfig.
 # Debian's signing settings are cleared (SIGN_KEY supplies a module signing
 # key), BTF is kept only with pahole. Then the fragments configs/kernel/common/
-# *.config, configs/kernel/<flavor>/*.config, FRAGMENTS and the knobs are
+# *.config, configs/kernel/<flavor>/*.config, configs/kernel/<flavor>/<base>/
+# *.config (options only one base has), FRAGMENTS and the knobs are
 # merged (scripts/kconfig/merge_config.sh) and olddefconfig runs. Every
 # requested option that did not survive fails the stage, one line each; the
 # previous .config stays as it was.
@@ -31,7 +32,8 @@ kb_lock "$KB_BUILD.lock"
 
 # Everything the result depends on; an unchanged stamp skips the stage.
 fragment_files=()
-for f in "$TOP"/configs/kernel/common/*.config "$TOP/configs/kernel/$KB_FLAVOR"/*.config ${FRAGMENTS:-}; do
+for f in "$TOP"/configs/kernel/common/*.config "$TOP/configs/kernel/$KB_FLAVOR"/*.config \
+	"$TOP/configs/kernel/$KB_FLAVOR/$KB_BASE"/*.config ${FRAGMENTS:-}; do
 	[ -f "$f" ] && fragment_files+=("$f")
 done
 inputs=$( {
@@ -101,7 +103,8 @@ fi
 
 # 3. Our fragments, then the knobs (last, so they win).
 fragments=()
-for f in "$TOP"/configs/kernel/common/*.config "$TOP/configs/kernel/$KB_FLAVOR"/*.config; do
+for f in "$TOP"/configs/kernel/common/*.config "$TOP/configs/kernel/$KB_FLAVOR"/*.config \
+	"$TOP/configs/kernel/$KB_FLAVOR/$KB_BASE"/*.config; do
 	[ -f "$f" ] && fragments+=("$f")
 done
 for f in ${FRAGMENTS:-}; do fragments+=("$(realpath "$f")"); done
