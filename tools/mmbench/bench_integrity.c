@@ -269,21 +269,15 @@ static int run_variant(struct mb_result *r, struct integ *g, const char *name, d
 int bench_integrity(const struct mb_opts *o, struct mb_result *r)
 {
 	double seconds = o->seconds > 0 ? o->seconds : o->quick ? 1.0 : 5.0;
-	int ncpus = mb_online_cpus(), na, nb, nodes, ret;
+	int ncpus = mb_online_cpus(), na, nb, ret;
 	uint64_t corrupt = 0;
 	struct integ g = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 	r->reps = mb_reps(o, 3, 2);
 	mb_param_num(r, "seconds_per_rep", seconds);
-	ret = mb_two_nodes(&na, &nb, &nodes);
-	if (ret == -ENODEV) {
-		mb_skip(r, "needs 2 NUMA nodes with memory, this machine has %d", nodes);
-		return 0;
-	}
-	if (ret < 0)
-		return ret;
-	mb_param_num(r, "node_a", na);
-	mb_param_num(r, "node_b", nb);
+	ret = mb_pick_two_nodes(r, &na, &nb);
+	if (ret != 0)
+		return ret < 0 ? ret : 0;
 	g.na = na;
 	g.nb = nb;
 

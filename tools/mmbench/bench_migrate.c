@@ -114,22 +114,16 @@ out:
 int bench_migrate(const struct mb_opts *o, struct mb_result *r)
 {
 	size_t bytes = (size_t)(o->size_mib ? o->size_mib : o->quick ? 16 : 64) << 20;
-	int ncpus = mb_online_cpus(), na, nb, nodes, stop = 0, started = 0, ret, m[5];
+	int ncpus = mb_online_cpus(), na, nb, stop = 0, started = 0, ret, m[5];
 	struct spinner *sp = NULL;
 	struct migrate_buf b = { 0 };
 
 	r->reps = mb_reps(o, 5, 3);
 	mb_param_num(r, "size_mib", (double)(bytes >> 20));
 	mb_param_num(r, "spinner_threads", ncpus > 1 ? ncpus - 1 : 0);
-	ret = mb_two_nodes(&na, &nb, &nodes);
-	if (ret == -ENODEV) {
-		mb_skip(r, "needs 2 NUMA nodes with memory, this machine has %d", nodes);
-		return 0;
-	}
-	if (ret < 0)
-		return ret;
-	mb_param_num(r, "node_a", na);
-	mb_param_num(r, "node_b", nb);
+	ret = mb_pick_two_nodes(r, &na, &nb);
+	if (ret != 0)
+		return ret < 0 ? ret : 0;
 	m[0] = mb_metric_add(r, "pages_per_s", "pages/s", MB_BETTER_HIGHER);
 	m[1] = mb_metric_add(r, "tlb_ipis_per_1000_pages", "IPIs/1000 pages", MB_BETTER_LOWER);
 	m[2] = mb_metric_add(r, "pgmigrate_success", "pages", MB_BETTER_NONE);

@@ -101,6 +101,10 @@ void mb_param_str(struct mb_result *r, const char *key, const char *s);
 int mb_metric_add(struct mb_result *r, const char *name, const char *unit, enum mb_better b);
 void mb_metric_push(struct mb_result *r, int idx, double v);
 void mb_skip(struct mb_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Picks the two memory nodes a migration benchmark moves pages between and
+ * records them as parameters. Returns 0, 1 when the machine has fewer than
+ * two (r is then marked skipped), or a negative errno. */
+int mb_pick_two_nodes(struct mb_result *r, int *ret_a, int *ret_b);
 void mb_fail(struct mb_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int mb_run_begin(struct mb_result *r);
 int mb_run_end(struct mb_result *r);

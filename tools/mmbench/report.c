@@ -75,6 +75,22 @@ void mb_skip(struct mb_result *r, const char *fmt, ...)
 	r->status = MB_STATUS_SKIPPED;
 }
 
+int mb_pick_two_nodes(struct mb_result *r, int *ret_a, int *ret_b)
+{
+	int nodes = 0, ret;
+
+	ret = mb_two_nodes(ret_a, ret_b, &nodes);
+	if (ret == -ENODEV) {
+		mb_skip(r, "needs 2 NUMA nodes with memory, this machine has %d", nodes);
+		return 1;
+	}
+	if (ret < 0)
+		return ret;
+	mb_param_num(r, "node_a", *ret_a);
+	mb_param_num(r, "node_b", *ret_b);
+	return 0;
+}
+
 void mb_fail(struct mb_result *r, const char *fmt, ...)
 {
 	va_list ap;
