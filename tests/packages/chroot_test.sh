@@ -38,8 +38,10 @@ echo "$T_NAME: chroot unpacked and mounted in $((SECONDS - t0)) s"
 # No service starts inside the chroot.
 printf '#!/bin/sh\nexit 101\n' >"$root/usr/sbin/policy-rc.d"
 chmod 0755 "$root/usr/sbin/policy-rc.d"
-mkdir -p "$root/tmp/pkgs"
-cp "$mmbatchd_deb" "$@" "$root/tmp/pkgs/"
+# Where the packages sit inside the chroot (pruned from the snapshots below).
+pkg_dir=/var/cache/mmbatch-test-debs
+mkdir -p "$root$pkg_dir"
+cp "$mmbatchd_deb" "$@" "$root$pkg_dir/"
 in_root() { chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LC_ALL=C "$@"; }
 # The chroot's files, minus what dpkg and logs legitimately change.
 snapshot() {
@@ -51,7 +53,7 @@ before=$(snapshot)
 kvers=() debs=()
 for deb in "$@"; do
 	kvers+=("$(dpkg-deb -f "$deb" Package | sed 's/^linux-image-//')")
-	debs+=("/tmp/pkgs/$(basename "$deb")")
+	debs+=("$pkg_dir/$(basename "$deb")")
 done
 
 echo "- a failing postinst.d hook fails the install"
@@ -70,7 +72,7 @@ t_nofile "purge after the failed install" "$root/lib/modules/${kvers[0]}"
 
 echo "- install mmbatchd, then the kernel images (dracut runs from the postinst.d hook)"
 t1=$SECONDS
-if out=$(in_root dpkg -i "/tmp/pkgs/$(basename "$mmbatchd_deb")" 2>&1); then
+if out=$(in_root dpkg -i "$pkg_dir/$(basename "$mmbatchd_deb")" 2>&1); then
 	t_pass "dpkg -i mmbatchd"
 else
 	echo "$out"

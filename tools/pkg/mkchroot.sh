@@ -80,18 +80,18 @@ ensure_tarball() {
 	mkdir -p "$MKCHROOT_CACHE"
 	tmp=$(mktemp -d "$MKCHROOT_CACHE/build.XXXXXX")
 	# shellcheck disable=SC2064 # expand now: the trap must remove this dir
-	trap "umount_chroot '$tmp/root'; rm -rf --one-file-system '$tmp'" EXIT
+	trap "umount_chroot '$tmp/tree'; rm -rf --one-file-system '$tmp'" EXIT
 	echo "mkchroot: debootstrap $SUITE (minbase + $pkgs) from $mirror" >&2
 	local t0=$SECONDS
-	if ! debootstrap --variant=minbase --include="$pkgs" "$SUITE" "$tmp/root" "$mirror" >"$tmp/log" 2>&1; then
+	if ! debootstrap --variant=minbase --include="$pkgs" "$SUITE" "$tmp/tree" "$mirror" >"$tmp/log" 2>&1; then
 		tail -n 20 "$tmp/log" >&2
 		echo "ERROR: mkchroot: debootstrap failed (log above)" >&2
 		exit 1
 	fi
 	# Slim and neutral: no package cache, no host identity.
-	rm -rf "$tmp/root/var/cache/apt/archives/"*.deb "$tmp/root/var/lib/apt/lists/"*_Packages
-	echo mmbatch-test > "$tmp/root/etc/hostname"
-	tar --zstd -C "$tmp/root" --numeric-owner -cf "$tmp/chroot.tar.zst" .
+	rm -rf "$tmp/tree/var/cache/apt/archives/"*.deb "$tmp/tree/var/lib/apt/lists/"*_Packages
+	echo mmbatch-test > "$tmp/tree/etc/hostname"
+	tar --zstd -C "$tmp/tree" --numeric-owner -cf "$tmp/chroot.tar.zst" .
 	rm -f "$MKCHROOT_CACHE/$SUITE"-*.tar.zst
 	mv "$tmp/chroot.tar.zst" "$tarball"
 	echo "mkchroot: cached $tarball ($(du -m "$tarball" | cut -f1) MiB) in $((SECONDS - t0)) s" >&2
