@@ -36,6 +36,11 @@ PHONY += patches-check
 patches-check: | deps-kernel
 	@$(KBUILD_DIR)/patches-check.sh
 
+## kernel: patches-build-each  each patch builds on its own: the base + the first k patches, k = 1..n (BASES, FLAVOR=guest)
+PHONY += patches-build-each
+patches-build-each: | deps-kernel
+	@FLAVOR=$(if $(filter command line environment,$(origin FLAVOR)),$(FLAVOR),guest) $(KBUILD_DIR)/build-each.sh
+
 ## test: check-pipeline  patches-check, broken-patch and impossible-option fixtures, guest kernels of both bases
 PHONY += check-pipeline
 check-pipeline: | deps-kernel

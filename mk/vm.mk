@@ -24,6 +24,11 @@ PHONY += bench-vm
 bench-vm: deps-vm
 	@$(TOP)/tools/vmtest/bench-vm.sh
 
+## bench: bench-proof  the series' claims on booted guests: batch sizes, TLB flushes, LOCK_STAT lru_lock, integrity + negative control, drain (out/bench/PROOF.md)
+PHONY += bench-proof
+bench-proof: deps-vm
+	@$(TOP)/tools/vmtest/bench-proof.sh
+
 ## build: vm-initramfs  the quick-path busybox initramfs with mmbench and mmbatchd (prints its path)
 PHONY += vm-initramfs
 vm-initramfs: deps-vm mmbench daemon

@@ -21,10 +21,11 @@ load_paths() {
 # deb_list DEB: installed paths ("/x", symlinks as "/x -> target").
 deb_list() { dpkg-deb -c "$1" | awk '{ $1 = $2 = $3 = $4 = $5 = ""; sub(/^ +\./, ""); print }' | sed 's|/$||'; }
 
-IMAGE_DEB='' HEADERS_DEB='' DBG_DEB='' KERNEL_RPM='' DEVEL_RPM='' DEBUGINFO_RPM=''
+IMAGE_DEB='' HEADERS_DEB='' DBG_DEB='' META_DEB='' KERNEL_RPM='' DEVEL_RPM='' DEBUGINFO_RPM=''
 load_paths "$1"
 kver=$(dpkg-deb -f "$IMAGE_DEB" Package | sed 's/^linux-image-//')
 flavor=${kver##*-}
+base=$(echo "$kver" | cut -d. -f1-2)
 kre=$(t_re "$kver")
 echo "$T_NAME: kernel $kver"
 
@@ -66,15 +67,36 @@ else
 	t_eq "debuginfo RPM without debug info" "" "$DEBUGINFO_RPM"
 fi
 
+echo "- meta-package"
+if [[ "$kver" =~ ^([0-9][0-9.]*)-mmbatch([0-9]+)-(.+)$ ]]; then
+	up=${BASH_REMATCH[1]} series=${BASH_REMATCH[2]} suffix=${BASH_REMATCH[3]}
+	mver=$up+mmbatch$series-1 meta=linux-image-mmbatch-${up%.*}-$suffix
+	t_eq "meta file name" "${meta}_${mver}_amd64.deb" "$(basename "$META_DEB")"
+	t_eq "meta Depends (this release's image, exactly)" "linux-image-$kver (= $kver-1)" \
+		"$(dpkg-deb -f "$META_DEB" Depends 2>&1)"
+	t_eq "meta payload (docs only)" "/usr/share/doc/$meta/changelog.Debian.gz /usr/share/doc/$meta/copyright" \
+		"$(deb_list "$META_DEB" 2>&1 | grep -v '/$' | awk '$0 !~ /^(\/usr(\/share(\/doc(\/linux-image-mmbatch-[^/]*)?)?)?)?$/' | tr '\n' ' ' | sed 's/ $//')"
+	# The version must sort above the previous series and upstream release
+	# and below the next ones, or `apt-get upgrade` goes the wrong way.
+	for older in "$up+mmbatch$((series - 1))-1" "$up+mmbatch$series-0" "${up%.*}.$((${up##*.} - 1))+mmbatch$((series + 1))-1"; do
+		t_eq "meta version $mver > $older" yes "$(dpkg --compare-versions "$mver" gt "$older" && echo yes || echo no)"
+	done
+	for newer in "$up+mmbatch$((series + 1))-1" "${up%.*}.$((${up##*.} + 1))+mmbatch1-1"; do
+		t_eq "meta version $mver < $newer" yes "$(dpkg --compare-versions "$mver" lt "$newer" && echo yes || echo no)"
+	done
+else
+	t_eq "no meta-package for a non-series release ($kver)" "" "$META_DEB"
+fi
+
 echo "- kernel RPM $(basename "$KERNEL_RPM")"
 t_match "RPM file name (flavor, series, version)" "$(basename "$KERNEL_RPM")" \
-	"^mmbatch-kernel-$flavor-[0-9.]+-(mmbatch[0-9]+|vanilla)[a-z0-9.]*\.x86_64\.rpm\$"
+	"^mmbatch-kernel-$(t_re "$base")-$flavor-[0-9.]+-(mmbatch[0-9]+|vanilla)[a-z0-9.]*\.x86_64\.rpm\$"
 list=$(rpm -qlp "$KERNEL_RPM" 2>/dev/null)
 for f in /lib/modules/$kver/vmlinuz /lib/modules/$kver/System.map /lib/modules/$kver/config \
 	/lib/modules/$kver/modules.builtin /boot/vmlinuz-$kver /boot/initramfs-$kver.img; do
 	t_has "kernel RPM" "$list" "$f"
 done
-t_match "kernel RPM docs" "$list" "^/usr/share/doc/mmbatch-kernel-$flavor-.*/config-report.txt\$"
+t_match "kernel RPM docs" "$list" "^/usr/share/doc/mmbatch-kernel-$(t_re "$base")-$flavor-.*/config-report.txt\$"
 t_lacks "kernel RPM" "$list" "^/lib/modules/$kre/build\$"
 t_has "kernel RPM provides" "$(rpm -qp --provides "$KERNEL_RPM" 2>/dev/null)" "installonlypkg(kernel)"
 t_has "kernel RPM ghosts" "$(rpm -qp --qf '[%{FILEFLAGS:fflags} %{FILENAMES}\n]' "$KERNEL_RPM" 2>/dev/null)" \

@@ -3,15 +3,21 @@
 # (out/build/<...>/, kbuild O=) and prints the bzImage path as its last line.
 # Runs make -jJOBS through ccache (CCACHE_DIR honoured; CCACHE_BASEDIR=$OUT and
 # CCACHE_NOHASHDIR=1 so equal layouts under different roots share hits), with
-# distcc behind ccache when DISTCC_HOSTS is set. The build identity is fixed
+# distcc behind ccache when DISTCC_HOSTS is set (CCACHE_PREFIX=distcc: only
+# cache misses travel; CCACHE=0 sends every compile) and -j raised to the
+# host list's slots (`distcc -j`) unless JOBS is given. BUILD_TARGETS builds
+# only those kbuild targets (e.g. "mm/"; the distcc test uses it) and prints the
+# build dir last instead of the bzImage. The build identity is fixed
 # (SOURCE_DATE_EPOCH, KBUILD_BUILD_TIMESTAMP/USER/HOST, see lib.sh). Prints
 # phase lines with elapsed times and an objects done/total counter (total:
 # this dir's last full build or a sibling's of the same base and flavor; "?"
 # before the first); the full
 # kbuild output goes to build.log, whose tail is shown on failure.
 # Reads: BASE, SRC, FLAVOR, NR_CPUS, LOCALVERSION, PATCHES, EXTRA_PATCHES,
-#        JOBS (default nproc), CCACHE (default 1; 0 = plain gcc), CCACHE_DIR,
-#        DISTCC_HOSTS, KCFLAGS, PROGRESS_SECONDS (default 30), OUT, TOP.
+#        JOBS (default nproc, or the distcc slots), CCACHE (default 1; 0 = plain
+#        gcc), CCACHE_DIR, DISTCC_HOSTS (distcc's host list, e.g.
+#        "host1/8 host2:3632/8"), BUILD_TARGETS, KCFLAGS, PROGRESS_SECONDS
+#        (default 30), OUT, TOP.
 set -eu -o pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -33,9 +39,19 @@ if [ "${CCACHE:-1}" = 1 ]; then
 fi
 if [ -n "${DISTCC_HOSTS:-}" ]; then
 	command -v distcc >/dev/null || kb_die "build: DISTCC_HOSTS set but distcc is not installed"
-	if [ "${CCACHE:-1}" = 1 ]; then export CCACHE_PREFIX=distcc; else cc="distcc gcc"; fi
-	[ -n "${JOBS:-}" ] || jobs=$(distcc -j)
-	kb_note "build: distcc to '$DISTCC_HOSTS', -j$jobs"
+	# distcc -j prints nothing (and exits 0) for a list it cannot parse.
+	slots=$(distcc -j 2>/dev/null || true)
+	[[ "$slots" =~ ^[1-9][0-9]*$ ]] ||
+		kb_die "build: DISTCC_HOSTS='$DISTCC_HOSTS': distcc cannot parse this host list (see distcc(1) HOST SPECIFICATIONS)"
+	export DISTCC_HOSTS
+	if [ "${CCACHE:-1}" = 1 ]; then
+		export CCACHE_PREFIX=distcc
+		kb_note "build: distcc behind ccache: only cache misses are sent (CCACHE=0 sends every compile)"
+	else
+		cc="distcc gcc"
+	fi
+	[ -n "${JOBS:-}" ] || jobs=$slots
+	kb_note "build: distcc to '$DISTCC_HOSTS' ($slots slots), -j$jobs"
 fi
 [[ "$jobs" =~ ^[1-9][0-9]*$ ]] || kb_die "build: JOBS='$jobs': expected a positive integer"
 
@@ -90,13 +106,19 @@ progress() {
 : >"$log"
 t0=$SECONDS
 rc=0
-make -C "$KB_TREE" O="$KB_BUILD" -j"$jobs" CC="$cc" HOSTCC="$cc" LOCALVERSION= 2>&1 | progress || rc=$?
+# shellcheck disable=SC2086 # BUILD_TARGETS is a list of kbuild targets
+make -C "$KB_TREE" O="$KB_BUILD" -j"$jobs" CC="$cc" HOSTCC="$cc" LOCALVERSION= ${BUILD_TARGETS:-} 2>&1 | progress || rc=$?
 if [ "$rc" -ne 0 ]; then
 	echo "build: FAILED after $((SECONDS - t0)) s; last 40 lines of $log:" >&2
 	tail -n 40 "$log" >&2
 	exit 1
 fi
 n=$(cat "$KB_BUILD/.mmbatch-lastcount")
+if [ -n "${BUILD_TARGETS:-}" ]; then
+	echo "build: $KB_RELEASE: targets '$BUILD_TARGETS' done in $((SECONDS - t0)) s ($n objects compiled)" >&2
+	echo "$KB_BUILD"
+	exit 0
+fi
 [ -n "$total" ] && [ "$total" -ge "$n" ] || echo "$n" >"$countf"
 image=$KB_BUILD/arch/x86/boot/bzImage
 [ -f "$image" ] || kb_die "build: make succeeded but $image is missing"

@@ -1,15 +1,22 @@
 #!/bin/bash
 # Stage 3 (config): writes the final .config of one build into
-# out/build/<srcid>-<flavor>[-nr<N>][-vanilla][-x<sha8>]/.config, with
+# out/build/<srcid>-<flavor>[-nr<N>][-vanilla][-x<sha8>][-s<sha8>][-f<sha8>]/.config, with
 # config-report.txt and mmbatch-build.env beside it, and prints the .config
 # path as its last line.
 # Base config: FLAVOR=cloud / generic = Debian's config.amd64_none_cloud-amd64
 # / config.amd64_none_amd64 (linux-config-<base>); FLAVOR=guest = tinyconfig.
-# Debian's signing settings are cleared (SIGN_KEY supplies a module signing
-# key), BTF is kept only with pahole. Then the fragments configs/kernel/common/
-# *.config, configs/kernel/<flavor>/*.config, configs/kernel/<flavor>/<base>/
-# *.config (options only one base has), FRAGMENTS and the knobs are
-# merged (scripts/kconfig/merge_config.sh) and olddefconfig runs. Every
+# Debian's trusted/revocation key lists are cleared. Module signing: with
+# SIGN_KEY (key + certificate in one PEM, checked by lib.sh) MODULE_SIG,
+# MODULE_SIG_ALL and MODULE_SIG_KEY=<its absolute path> are requested, so
+# modules_install signs every module and kbuild puts the certificate in the
+# built-in keyring; without it MODULE_SIG stays as the base config has it,
+# MODULE_SIG_ALL is off and MODULE_SIG_KEY is empty, so kbuild generates no key
+# and modules are unsigned. The report's `signing:` line says which (with the
+# certificate's fingerprint, never the key's path). BTF is kept only with
+# pahole. Then the fragments configs/kernel/common/*.config,
+# configs/kernel/<flavor>/*.config, configs/kernel/<flavor>/<base>/*.config
+# (options only one base has), FRAGMENTS and the knobs are merged
+# (scripts/kconfig/merge_config.sh) and olddefconfig runs. Every
 # requested option that did not survive fails the stage, one line each; the
 # previous .config stays as it was.
 # Reads: BASE, SRC, FLAVOR, NR_CPUS, LOCALVERSION, PATCHES, EXTRA_PATCHES,
@@ -23,9 +30,6 @@ usage() { echo "usage: [BASE=..] [FLAVOR=cloud|generic|guest] [NR_CPUS=N] [FRAGM
 kb_init
 [ -f "$KB_TREE/.mmbatch-tree" ] && [ "$(cat "$KB_TREE/.mmbatch-tree")" = "$KB_TREE_HASH" ] ||
 	kb_die "config: tree $KB_TREE missing or stale: run 'make series' first"
-if [ -n "${SIGN_KEY:-}" ]; then
-	[ -r "$SIGN_KEY" ] || kb_die "config: SIGN_KEY='$SIGN_KEY' is not readable"
-fi
 
 kb_lock "$KB_TREE.lock" -s
 kb_lock "$KB_BUILD.lock"
@@ -38,7 +42,7 @@ for f in "$TOP"/configs/kernel/common/*.config "$TOP/configs/kernel/$KB_FLAVOR"/
 done
 inputs=$( {
 	echo "tree=$KB_TREE_HASH flavor=$KB_FLAVOR local=$KB_LOCALVERSION_FULL nr=$KB_NR_CPUS"
-	echo "sign=${SIGN_KEY:+$(sha256sum <"$SIGN_KEY")} pahole=$(command -v pahole || true)"
+	echo "sign=$KB_SIGN_KEY ${KB_SIGN_KEY:+$(sha256sum <"$KB_SIGN_KEY")} pahole=$(command -v pahole || true)"
 	sha256sum "$0" "$TOP/tools/kbuild/lib.sh" | cut -c1-64
 	[ "$KB_FLAVOR" = guest ] || sha256sum /usr/src/linux-config-"$KB_BASE"/config.amd64_none_*.xz 2>/dev/null | cut -c1-64
 	for f in ${fragment_files[@]+"${fragment_files[@]}"}; do echo "$f"; sha256sum <"$f"; done
@@ -89,11 +93,10 @@ cp "$work/.config" "$scratch/base.config"
 # 2. Debian's configs name Debian's certificates; ours must not.
 cfg=("$KB_TREE/scripts/config" --file "$work/.config")
 "${cfg[@]}" --set-str SYSTEM_TRUSTED_KEYS "" --set-str SYSTEM_REVOCATION_KEYS ""
-if [ -n "${SIGN_KEY:-}" ]; then
-	"${cfg[@]}" --set-str MODULE_SIG_KEY "$(realpath "$SIGN_KEY")"
-else
-	"${cfg[@]}" --set-str MODULE_SIG_KEY "certs/signing_key.pem"
-fi
+# No SIGN_KEY: an empty key name, or kbuild would generate certs/signing_key.pem
+# (a new key every build: packages not reproducible, signed by a key nobody
+# keeps). With SIGN_KEY the knobs below set it.
+[ -n "$KB_SIGN_KEY" ] || "${cfg[@]}" --set-str MODULE_SIG_KEY ""
 btf_note="kept"
 if grep -qx 'CONFIG_DEBUG_INFO_BTF=y' "$work/.config" && ! command -v pahole >/dev/null; then
 	"${cfg[@]}" --disable DEBUG_INFO_BTF
@@ -121,6 +124,19 @@ for f in ${FRAGMENTS:-}; do fragments+=("$(realpath "$f")"); done
 			echo "CONFIG_CPUMASK_OFFSTACK=y"
 		fi
 		echo "CONFIG_NR_CPUS=$KB_NR_CPUS"
+	fi
+	if [ -n "$KB_SIGN_KEY" ]; then
+		echo "CONFIG_MODULE_SIG=y"
+		echo "CONFIG_MODULE_SIG_ALL=y"
+		echo "CONFIG_MODULE_SIG_KEY=\"$KB_SIGN_KEY\""
+		# RSA comes with MODULE_SIG; an EC key needs ECDSA to verify.
+		if [ "$KB_SIGN_KEYTYPE" = ec ]; then echo "CONFIG_CRYPTO_ECDSA=y"; fi
+		# Debian's module loader checks every signed module's SHA-256
+		# against the blacklist (mod_is_hash_blacklisted); without
+		# sha256 every correctly signed module fails with ENOENT.
+		echo "CONFIG_CRYPTO_SHA256=y"
+	else
+		echo "# CONFIG_MODULE_SIG_ALL is not set"
 	fi
 } >"$scratch/knobs.config"
 fragments+=("$scratch/knobs.config")
@@ -193,7 +209,11 @@ fi
 	echo "series:       ${KB_SERIES_DIR#"$TOP/"} version $KB_SERIES_VERSION, $(grep -c . <<<"$KB_SERIES_ENTRIES" || true) patches, sha256 $KB_SERIES_HASH"
 	echo "flavor:       $KB_FLAVOR"
 	echo "base config:  $base_desc"
-	echo "signing:      trusted/revocation keys cleared; MODULE_SIG_KEY ${SIGN_KEY:+from SIGN_KEY}${SIGN_KEY:-autogenerated at build time}"
+	if [ -n "$KB_SIGN_KEY" ]; then
+		echo "signing:      modules: signed with key $KB_SIGN_FPR ($KB_SIGN_SUBJECT; SIGN_KEY, MODULE_SIG_ALL=y, certificate in the built-in keyring); trusted/revocation key lists cleared"
+	else
+		echo "signing:      modules: unsigned (no SIGN_KEY: MODULE_SIG_ALL off, no key generated; CONFIG_MODULE_SIG=$(sed -n 's/^CONFIG_MODULE_SIG=//p' "$KB_BUILD/.config" | grep . || echo n) as the base config has it); trusted/revocation key lists cleared"
+	fi
 	echo "BTF:          $btf_note"
 	echo "fragments:"
 	for f in "${fragments[@]}"; do
@@ -211,6 +231,13 @@ fi
 		diff "$scratch/base.config" "$KB_BUILD/.config" | sed -n 's/^[<>] /  /p'
 	fi
 } >"$scratch/report"
+if [ -n "$KB_SIGN_KEY" ]; then
+	# The key's path is this machine's business: the report goes into the
+	# packages' documentation, which must not depend on where the key is.
+	awk -v p="$KB_SIGN_KEY" '{ while ((i = index($0, p)) > 0) $0 = substr($0, 1, i - 1) "<SIGN_KEY>" substr($0, i + length(p)); print }' \
+		"$scratch/report" >"$scratch/report.new"
+	mv -f "$scratch/report.new" "$scratch/report"
+fi
 mv -f "$scratch/report" "$KB_BUILD/config-report.txt"
 kb_write_env "$KB_BUILD/mmbatch-build.env"
 echo "$inputs" >"$cstamp"

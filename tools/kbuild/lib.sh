@@ -6,11 +6,13 @@
 #
 # Reads: TOP, OUT (default TOP/out), BASE (default 6.12), SRC, FLAVOR (default
 # cloud), NR_CPUS, LOCALVERSION, PATCHES (default 1), EXTRA_PATCHES, FRAGMENTS,
-# PATCHES_ROOT (default TOP/patches).
+# SIGN_KEY, KBUILD_SIGN_PIN (passphrase of an encrypted SIGN_KEY), PATCHES_ROOT
+# (default TOP/patches).
 # Sets (kb_init_src): KB_SRCID KB_SRC_ROOT KB_PRISTINE_ROOT KB_TARBALL
 # Sets (kb_init): the above plus KB_PRISTINE KB_KVERSION KB_BASE KB_SERIES_DIR
 #   KB_SERIES_FILE KB_SERIES_VERSION KB_VARIANT KB_XHASH KB_FHASH KB_TREE KB_BUILD
 #   KB_SERIES_ENTRIES ("NAME STRIP" lines) KB_FLAVOR KB_NR_CPUS KB_LOCALVERSION_FULL KB_RELEASE KB_SERIES_HASH KB_TREE_HASH
+#   KB_SIGN_KEY KB_SIGN_FPR KB_SIGN_SUBJECT KB_SIGN_KEYTYPE KB_SHASH (kb_sign_init, SIGN_KEY)
 #   SOURCE_DATE_EPOCH KBUILD_BUILD_TIMESTAMP KBUILD_BUILD_USER KBUILD_BUILD_HOST
 
 : "${TOP:=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
@@ -132,6 +134,40 @@ kb_patch_hash() {
 	for f in "$@"; do sha256sum <"$f"; done | kb_sha
 }
 
+# kb_sign_init: checks SIGN_KEY (one PEM holding a private key and the X.509
+# certificate of that key, what kbuild's CONFIG_MODULE_SIG_KEY takes) and names
+# it by its certificate. A different key makes a different build dir (-s<sha8>
+# of the certificate), so a kernel never trusts one key while its modules are
+# signed with another, whatever the file dates say.
+# Sets KB_SIGN_KEY (absolute path, empty without SIGN_KEY), KB_SIGN_FPR
+# ("sha256:AB:CD:..." of the certificate), KB_SIGN_SUBJECT, KB_SIGN_KEYTYPE
+# (rsa|ec) and KB_SHASH (s<sha8>, empty without SIGN_KEY).
+kb_sign_init() {
+	KB_SIGN_KEY= KB_SIGN_FPR= KB_SIGN_SUBJECT= KB_SIGN_KEYTYPE= KB_SHASH=
+	[ -n "${SIGN_KEY:-}" ] || return 0
+	local f=$SIGN_KEY pass=pass: pub_key pub_cert fpr
+	[ -e "$f" ] || kb_die "SIGN_KEY=$f: no such file"
+	[ -f "$f" ] && [ -r "$f" ] || kb_die "SIGN_KEY=$f: not a readable file"
+	command -v openssl >/dev/null || kb_die "SIGN_KEY=$f: openssl is not installed (make deps-sign)"
+	[ -z "${KBUILD_SIGN_PIN:-}" ] || pass=env:KBUILD_SIGN_PIN
+	pub_key=$(openssl pkey -in "$f" -passin "$pass" -pubout 2>/dev/null) ||
+		kb_die "SIGN_KEY=$f: no PEM private key in it (encrypted keys need KBUILD_SIGN_PIN); expected key + certificate in one PEM"
+	pub_cert=$(openssl x509 -in "$f" -noout -pubkey 2>/dev/null) ||
+		kb_die "SIGN_KEY=$f: no PEM certificate in it; expected key + certificate in one PEM"
+	[ "$pub_key" = "$pub_cert" ] || kb_die "SIGN_KEY=$f: the private key does not belong to the certificate"
+	fpr=$(openssl x509 -in "$f" -noout -fingerprint -sha256 2>/dev/null) ||
+		kb_die "SIGN_KEY=$f: cannot read the certificate's fingerprint"
+	KB_SIGN_FPR=sha256:${fpr#*=}
+	KB_SIGN_SUBJECT=$(openssl x509 -in "$f" -noout -subject -nameopt RFC2253 2>/dev/null | sed 's/^subject=//')
+	case "$(openssl x509 -in "$f" -noout -text 2>/dev/null | sed -n 's/^ *Public Key Algorithm: *//p' | head -n 1)" in
+	rsaEncryption) KB_SIGN_KEYTYPE=rsa ;;
+	id-ecPublicKey) KB_SIGN_KEYTYPE=ec ;;
+	*) kb_die "SIGN_KEY=$f: only RSA and EC keys can sign kernel modules" ;;
+	esac
+	KB_SIGN_KEY=$(realpath "$f")
+	KB_SHASH=s$(printf '%s' "$KB_SIGN_FPR" | kb_sha | cut -c1-8)
+}
+
 # Stage 2-4 names. Needs the pristine source (stage 1) for the version.
 kb_init() {
 	kb_init_src
@@ -172,10 +208,12 @@ kb_init() {
 		# shellcheck disable=SC2086
 		KB_FHASH=f$(kb_patch_hash $FRAGMENTS | cut -c1-8)
 	fi
+	kb_sign_init
 	KB_TREE=$OUT/tree/$KB_SRCID-$KB_VARIANT${KB_XHASH:+-$KB_XHASH}
 	local bname=$KB_SRCID-$KB_FLAVOR${KB_NR_CPUS:+-nr$KB_NR_CPUS}
 	[ "$KB_VARIANT" = vanilla ] && bname+=-vanilla
 	[ -n "$KB_XHASH" ] && bname+=-$KB_XHASH
+	[ -n "$KB_SHASH" ] && bname+=-$KB_SHASH
 	[ -n "$KB_FHASH" ] && bname+=-$KB_FHASH
 	KB_BUILD=${KB_BUILD_DIR:-$OUT/build/$bname}
 	KB_LOCALVERSION_FULL=-$tag${KB_XHASH:+-$KB_XHASH}-$KB_FLAVOR${KB_NR_CPUS:+-nr$KB_NR_CPUS}${KB_FHASH:+-$KB_FHASH}${LOCALVERSION:-}
@@ -304,4 +342,46 @@ kb_sparse_copy() {
 		done < <(kb_patch_files "$1" "$2")
 		shift 2
 	done
+}
+
+# kb_parse_manifest FILE: the MANIFEST (contracts.md format) as one record per
+# change on stdout, fields separated by \x1f: change status patch upstream
+# verify... (each verify "FILE REGEX"). Exit 2 with FILE:LINE: message on a
+# malformed block. (The same parser as patches-check.sh's parse_manifest.)
+kb_parse_manifest() {
+	awk -v f="$1" '
+		function fail(msg) { printf "%s:%d: %s\n", f, FNR, msg > "/dev/stderr"; bad = 1; exit 2 }
+		function flush() {
+			if (!inblock) return
+			if (change == "") fail("block starting at line " start " has no change:")
+			if (status != "patched" && status != "in-base") fail("change " change ": status must be patched or in-base, got \"" status "\"")
+			if (status == "patched" && patch == "") fail("change " change ": status patched needs a patch: line")
+			if (status == "in-base" && nv == 0) fail("change " change ": status in-base needs at least one verify: line")
+			if (seen[change]++) fail("change " change " appears twice")
+			printf "%s\037%s\037%s\037%s%s\n", change, status, patch, upstream, verify
+			inblock = 0; change = status = patch = upstream = verify = ""; nv = 0
+		}
+		/^[ \t]*#/ { next }
+		/^[ \t]*$/ { flush(); next }
+		{
+			if (!inblock) { inblock = 1; start = FNR }
+			if (!match($0, /^[a-z-]+:[ \t]*/)) fail("expected \"key: value\"")
+			key = substr($0, 1, index($0, ":") - 1); val = substr($0, RLENGTH + 1); sub(/[ \t]+$/, "", val)
+			if (val == "") fail(key ": empty value")
+			if (key == "change") change = val
+			else if (key == "status") status = val
+			else if (key == "patch") patch = val
+			else if (key == "upstream") upstream = val
+			else if (key == "verify") {
+				if (val !~ /^[^ \t]+[ \t]+[^ \t]/) fail("verify: expected FILE REGEX")
+				verify = verify "\037" val; nv++
+			}
+			else if (key != "title" && key != "origin") fail("unknown key \"" key "\"")
+		}
+		END { if (!bad) flush() }' "$1"
+}
+
+# kb_verify_matches DIR FILE REGEX: does REGEX (grep -E) match FILE in DIR?
+kb_verify_matches() {
+	[ -f "$1/$2" ] && grep -Eq -- "$3" "$1/$2"
 }

@@ -22,46 +22,6 @@ bases=${BASES:-$(find "$PATCHES_ROOT" -mindepth 1 -maxdepth 1 -type d -printf '%
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 
-# parse_manifest FILE: one record per change on stdout, fields separated by
-# \x1f: change status patch upstream verify... (each verify "FILE REGEX").
-parse_manifest() {
-	awk -v f="$1" '
-		function fail(msg) { printf "%s:%d: %s\n", f, FNR, msg > "/dev/stderr"; bad = 1; exit 2 }
-		function flush() {
-			if (!inblock) return
-			if (change == "") fail("block starting at line " start " has no change:")
-			if (status != "patched" && status != "in-base") fail("change " change ": status must be patched or in-base, got \"" status "\"")
-			if (status == "patched" && patch == "") fail("change " change ": status patched needs a patch: line")
-			if (status == "in-base" && nv == 0) fail("change " change ": status in-base needs at least one verify: line")
-			if (seen[change]++) fail("change " change " appears twice")
-			printf "%s\037%s\037%s\037%s%s\n", change, status, patch, upstream, verify
-			inblock = 0; change = status = patch = upstream = verify = ""; nv = 0
-		}
-		/^[ \t]*#/ { next }
-		/^[ \t]*$/ { flush(); next }
-		{
-			if (!inblock) { inblock = 1; start = FNR }
-			if (!match($0, /^[a-z-]+:[ \t]*/)) fail("expected \"key: value\"")
-			key = substr($0, 1, index($0, ":") - 1); val = substr($0, RLENGTH + 1); sub(/[ \t]+$/, "", val)
-			if (val == "") fail(key ": empty value")
-			if (key == "change") change = val
-			else if (key == "status") status = val
-			else if (key == "patch") patch = val
-			else if (key == "upstream") upstream = val
-			else if (key == "verify") {
-				if (val !~ /^[^ \t]+[ \t]+[^ \t]/) fail("verify: expected FILE REGEX")
-				verify = verify "\037" val; nv++
-			}
-			else if (key != "title" && key != "origin") fail("unknown key \"" key "\"")
-		}
-		END { if (!bad) flush() }' "$1"
-}
-
-# verify_matches DIR FILE REGEX: does REGEX match FILE in DIR?
-verify_matches() {
-	[ -f "$1/$2" ] && grep -Eq -- "$3" "$1/$2"
-}
-
 total_failed=0
 summary=()
 for base in $bases; do
@@ -101,7 +61,7 @@ for base in $bases; do
 			echo "$tag: no MANIFEST ($manifest absent): no changes to verify"
 			[ ${#names[@]} -eq 0 ] || { echo "$tag: MANIFEST: FAILED: the series has patches but no MANIFEST describes them"; failed=$((failed + 1)); }
 		else
-			records=$(parse_manifest "$manifest") || exit 2
+			records=$(kb_parse_manifest "$manifest") || exit 2
 			declare -A described=()
 			while IFS=$'\037' read -r -a rec; do
 				[ ${#rec[@]} -gt 0 ] || continue
@@ -111,7 +71,7 @@ for base in $bases; do
 				if [ "$status" = in-base ]; then
 					for ((v = 4; v < ${#rec[@]}; v++)); do
 						read -r vfile vre <<<"${rec[v]}"
-						verify_matches "$KB_PRISTINE" "$vfile" "$vre" ||
+						kb_verify_matches "$KB_PRISTINE" "$vfile" "$vre" ||
 							problems+=("verify $vfile '$vre' does not match the pristine base")
 					done
 					what="in-base${upstream:+, upstream $upstream}"
@@ -123,11 +83,11 @@ for base in $bases; do
 					[ $listed = 1 ] || problems+=("patch $patch is not in $KB_SERIES_FILE")
 					for ((v = 4; v < ${#rec[@]}; v++)); do
 						read -r vfile vre <<<"${rec[v]}"
-						! verify_matches "$KB_PRISTINE" "$vfile" "$vre" ||
+						! kb_verify_matches "$KB_PRISTINE" "$vfile" "$vre" ||
 							problems+=("verify $vfile '$vre' already matches before the series")
 						after=$KB_PRISTINE
 						[ -e "$work/$vfile" ] && after=$work
-						verify_matches "$after" "$vfile" "$vre" ||
+						kb_verify_matches "$after" "$vfile" "$vre" ||
 							problems+=("verify $vfile '$vre' does not match after the series")
 					done
 					what="patched by $patch"

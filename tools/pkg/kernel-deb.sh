@@ -6,6 +6,14 @@
 #   linux-headers-<kver>   /usr/src/linux-headers-<kver>, the build link
 #   linux-image-<kver>-dbg /usr/lib/debug/... (only when the stage has dbg/,
 #                          i.e. CONFIG_DEBUG_INFO=y; the guest flavor has none)
+#   linux-image-mmbatch-<base>-<flavor>  meta-package, e.g. linux-image-mmbatch-
+#                          6.12-guest, version <kversion>+mmbatch<series>-<rev>;
+#                          Depends on this release's image (= its version), so a
+#                          fleet installs it once and `apt-get full-upgrade` brings
+#                          each newer release of that base (only for mmbatch<series>
+#                          releases; the name keeps the release's suffix: -guest,
+#                          -guest-nr64, ...). The base is in the name so that a 6.1
+#                          fleet is not moved to 6.12 by an upgrade.
 # control and changelog are generated from specs/deb/*.in; the maintainer
 # scripts (specs/deb/linux-image.maint) and copyright are static.
 # Prints each .deb path. Reads: PKG_OUT, PKG_MAINTAINER, PKG_REVISION.
@@ -31,9 +39,10 @@ mkdir -p "$PKG_OUT"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-# add_docs PKGDIR PKG: copyright and changelog, as Debian policy wants them.
+# add_docs PKGDIR PKG [VERSION]: copyright and changelog, as Debian policy
+# wants them (VERSION: the package's own, default DEB_VERSION).
 add_docs() {
-	local doc=$1/usr/share/doc/$2
+	local doc=$1/usr/share/doc/$2 DEB_VERSION=${3:-$DEB_VERSION}
 	mkdir -p "$doc"
 	cp "$specs/copyright" "$doc/copyright"
 	pkg_subst "$specs/changelog.in" SOURCE DEB_VERSION CHANGE MAINTAINER DATE >"$doc/changelog.Debian"
@@ -99,8 +108,31 @@ build_dbg() {
 	echo "$PKG_OUT/${pkg}_${DEB_VERSION}_$ARCH.deb"
 }
 
+# build_meta: the meta-package of this release's flavor (see the header).
+# The RPM side needs none: mmbatch-kernel-<base>-<flavor> carries no release in its
+# name and is installonly, so `dnf upgrade` already adds newer releases.
+build_meta() {
+	local suffix
+	if ! [[ "$KERNELRELEASE" =~ ^"$KVERSION-mmbatch$SERIES_VERSION-"(.+)$ ]]; then
+		pkg_note "package: $KERNELRELEASE is not an mmbatch series release: no meta-package"
+		return 0
+	fi
+	suffix=${BASH_REMATCH[1]}
+	local META_PACKAGE=linux-image-mmbatch-$BASE-$suffix META_VERSION=$KVERSION+mmbatch$SERIES_VERSION-$PKG_REVISION
+	local dir=$work/meta INSTALLED_SIZE
+	mkdir -p "$dir"
+	add_docs "$dir" "$META_PACKAGE" "$META_VERSION"
+	INSTALLED_SIZE=$(pkg_installed_size "$dir")
+	mkdir -p "$dir/DEBIAN"
+	pkg_subst "$specs/control.meta.in" META_PACKAGE META_VERSION KERNELRELEASE KVERSION BASE FLAVOR SERIES_VERSION \
+		DEB_VERSION ARCH MAINTAINER INSTALLED_SIZE >"$dir/DEBIAN/control"
+	pkg_deb "$dir" "$PKG_OUT/${META_PACKAGE}_${META_VERSION}_$ARCH.deb"
+	echo "$PKG_OUT/${META_PACKAGE}_${META_VERSION}_$ARCH.deb"
+}
+
 build_image
 build_headers
+build_meta
 if [ -d "$stage/dbg" ]; then
 	build_dbg
 else

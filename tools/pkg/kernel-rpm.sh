@@ -1,7 +1,7 @@
 #!/bin/bash
 # Stage 5c: the kernel RPMs from a staged build (tools/pkg/stage-kernel.sh)
 # with rpmbuild and the static specs/mmbatch-kernel.spec; computed values go
-# in with --define. Produces mmbatch-kernel-<flavor>[-devel|-debuginfo]-
+# in with --define. Produces mmbatch-kernel-<base>-<flavor>[-devel|-debuginfo]-
 # <kversion>-<krel>.x86_64.rpm, reproducibly (SOURCE_DATE_EPOCH build time
 # and clamped mtimes, fixed build host). Prints each .rpm path.
 # Reads: PKG_OUT.
@@ -36,7 +36,9 @@ pkg_rpmbuild "$TOP/specs/mmbatch-kernel.spec" "$top" \
 	--define "series $SERIES_VERSION" \
 	--define "with_dbg $with_dbg"
 
-name=mmbatch-kernel-$FLAVOR
+# The base is in the name: installonly packages of one name upgrade to the
+# highest version, and 6.12 must never replace a 6.1 fleet's kernel.
+name=mmbatch-kernel-$BASE-$FLAVOR
 for sub in "" -devel -debuginfo; do
 	rpm=$name$sub-$KVERSION-$krel.$arch.rpm
 	if [ -f "$top/RPMS/$arch/$rpm" ]; then

@@ -6,7 +6,7 @@
 #
 # Also writes two manifests that other scripts (tests, the VM harness) read
 # instead of guessing names; each line KEY=PATH:
-#   $PKG_OUT/kernel-<kernelrelease>.paths   IMAGE_DEB HEADERS_DEB [DBG_DEB]
+#   $PKG_OUT/kernel-<kernelrelease>.paths   IMAGE_DEB HEADERS_DEB [DBG_DEB] [META_DEB]
 #                                           KERNEL_RPM DEVEL_RPM [DEBUGINFO_RPM]
 #   $PKG_OUT/mmbatchd.paths                 MMBATCHD_DEB MMBATCHD_RPM
 # Prints every package path, one a line, last.
@@ -31,6 +31,12 @@ run_into() {
 	mapfile -t "$var" <"$list_tmp"
 }
 
+# Two runs for the same release would share $PKG_STAGE/<release>/ (staging,
+# then both formats read it): the second waits for the first.
+mkdir -p "$PKG_STAGE"
+exec 9>"$PKG_STAGE/$KERNELRELEASE.lock"
+flock 9
+
 t0=$SECONDS
 echo "package: $KERNELRELEASE (base $BASE, series $SERIES_VERSION, flavor $FLAVOR) from $BUILD_DIR" >&2
 stage=$("$here/stage-kernel.sh")
@@ -48,6 +54,7 @@ echo "package: RPMs in $((SECONDS - t1)) s" >&2
 key_for() {
 	case $(basename "$1") in
 		linux-image-*-dbg_*.deb) echo DBG_DEB ;;
+		linux-image-mmbatch-*.deb) echo META_DEB ;;
 		linux-image-*.deb) echo IMAGE_DEB ;;
 		linux-headers-*.deb) echo HEADERS_DEB ;;
 		mmbatch-kernel-*-devel-*.rpm) echo DEVEL_RPM ;;

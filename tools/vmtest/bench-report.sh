@@ -17,7 +17,8 @@ verdict() {
 }
 # ratio A B: A/B with 3 significant digits, or "-".
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "-" || b == "-" || b + 0 == 0) print "-"; else printf "%.3g\n", a / b }'; }
-fmt() { awk -v v="$1" 'BEGIN { if (v == "-" || v == "") print "-"; else printf "%.4g\n", v }'; }
+# fmt V: 4 significant digits, whole numbers from 1000 up (no exponents).
+fmt() { awk -v v="$1" 'BEGIN { if (v == "-" || v == "") print "-"; else if (v >= 1000 || v <= -1000) printf "%.0f\n", v; else printf "%.4g\n", v }'; }
 
 cat <<HEAD
 # mmbatch side-by-side benchmark
@@ -34,6 +35,34 @@ Ratios are patched/vanilla and patched/stock medians; verdicts come from \`mmben
 bootstrap CI of the difference of medians: better/same/worse; "info" = metric without a better side).
 
 HEAD
+
+# The headline rows (also shown in the README): one line per key metric.
+# med BASE VARIANT BENCH METRIC: the median, or "-".
+med() {
+	local f=$dir/$1-$2.json
+	[ -f "$f" ] || { echo -; return; }
+	jq -r --arg b "$3" --arg m "$4" 'first(.results[] | select(.benchmark == $b) | (.metrics // [])[] | select(.name == $m) | .median) // "-"' "$f"
+}
+echo "## Summary"
+echo
+echo "| base | metric | patched | vanilla | stock | patched/vanilla (verdict) | patched/stock (verdict) |"
+echo "|---|---|---|---|---|---|---|"
+for base in $bases; do
+	while IFS='|' read -r b m label; do
+		p=$(med "$base" patched "$b" "$m") va=$(med "$base" vanilla "$b" "$m") st=$(med "$base" stock "$b" "$m")
+		[ "$p$va$st" != "---" ] || continue
+		echo "| $base | $b: $label | $(fmt "$p") | $(fmt "$va") | $(fmt "$st") | $(ratio "$p" "$va") ($(verdict "$dir/$base-patched-vs-vanilla.txt" "$b" "$m")) | $(ratio "$p" "$st") ($(verdict "$dir/$base-patched-vs-stock.txt" "$b" "$m")) |"
+	done <<'ROWS'
+migrate|tlb_ipis_per_1000_pages|remote TLB IPIs per 1000 migrated pages
+migrate|pages_per_s|migrated pages/s
+fault|pages_per_s|faulted pages/s
+munmap|munmap_ops_per_s|munmap ops/s
+exitdrain|4k_pcp_kib_100ms|KiB in per-CPU free lists 100 ms after the exit
+integrity|small_corrupt_bytes|corrupt bytes (256 pages, 1 writer)
+integrity|large_corrupt_bytes|corrupt bytes (large buffer)
+ROWS
+done
+echo
 
 json_bases='{}'
 for base in $bases; do

@@ -8,20 +8,25 @@
 #   $OUT/bench/<base>-<A>-vs-<B>.txt|png mmbench compare output and chart
 #   $OUT/bench/REPORT.md                 medians, ratios, verdicts, anchors
 #   $OUT/bench/report.json               the same tables as JSON
+# then runs bench-proof.sh (the patch series' claims: batch sizes, flush
+# counts, LOCK_STAT lru_lock, integrity with its negative control, drain) and
+# appends its PROOF.md to the report (BENCH_PROOF=0 skips it).
 # Variants whose kernel cannot be had (build failed) are reported as missing.
 # A run with fewer BENCH_VARIANTS keeps the other variants' documents, so the
 # report can be completed variant by variant (it names each kernel release).
-# Reads: MAKE, OUT, BENCH_BASES (default "6.12 6.1"), BENCH_VARIANTS (default
+# Reads: MAKE, OUT, BENCH_BASES (default "6.12 6.1"; set and empty: boot
+#   nothing, only rebuild the report from the documents there), BENCH_VARIANTS (default
 #   "patched vanilla stock"), BENCH_SUITE (default
 #   fault,migrate,munmap,exitdrain,integrity), BENCH_REPS (default 5),
 #   BENCH_QUICK=1 (the benchmarks' --quick sizes, for a short run),
-#   BENCH_TIMEOUT (per boot, default 3600), VMTEST_* (see vmtest).
+#   BENCH_TIMEOUT (per boot, default 3600), BENCH_PROOF (default 1),
+#   PROOF_* (see bench-proof.sh), VMTEST_* (see vmtest).
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 out=${OUT:-$top/out}
-bases=${BENCH_BASES:-6.12 6.1}
+bases=${BENCH_BASES-6.12 6.1}
 variants=${BENCH_VARIANTS:-patched vanilla stock}
 suite=${BENCH_SUITE:-fault,migrate,munmap,exitdrain,integrity}
 reps=${BENCH_REPS:-5}
@@ -104,5 +109,14 @@ done
 # The report covers every base and variant that has a document, also those
 # of earlier runs with other BENCH_BASES/BENCH_VARIANTS.
 "$here/bench-report.sh" "$bench" "6.12 6.1" "patched vanilla stock" "--reps $reps${quick:+ --quick}" > "$bench/REPORT.md.tmp"
+proof_rc=0
+if [ "${BENCH_PROOF:-1}" != 0 ]; then
+	rm -f "$bench/PROOF.md"
+	"$here/bench-proof.sh" || proof_rc=$?
+fi
+if [ -f "$bench/PROOF.md" ]; then
+	{ echo; echo "---"; echo; sed '1s/^# /## /; 2,$s/^## /### /' "$bench/PROOF.md"; } >> "$bench/REPORT.md.tmp"
+fi
 mv "$bench/REPORT.md.tmp" "$bench/REPORT.md"
 note "wrote $bench/REPORT.md, report.json ($((SECONDS - t0)) s)"
+[ "$proof_rc" = 0 ] || { note "bench-proof failed (exit $proof_rc): see $bench/PROOF.md"; exit "$proof_rc"; }

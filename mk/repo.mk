@@ -1,0 +1,22 @@
+# Signed package repositories: an apt and a yum repository made from what
+# `make packages` left in out/packages/, into out/repo/, both signed with the
+# key given by REPO_KEY (a secret key file, a key id in your keyring, or
+# `generate` for a throwaway key kept in out/repo-key/). Scripts in
+# tools/repo/, the test stage in tests/repo/.
+#
+# Knobs: REPO_KEY (required), REPO_KEY_PASSFILE, REPO_URL (where clients
+# fetch out/repo/ from; default its file:// path), REPO_SUITE (bookworm),
+# REPO_ORIGIN, REPO_OUT, REPO_PACKAGES, REPO_REPLACE=1.
+
+export REPO_KEY REPO_KEY_PASSFILE REPO_URL REPO_SUITE REPO_ORIGIN REPO_OUT REPO_PACKAGES REPO_REPLACE
+
+## build: repo  signed apt + yum repositories of out/packages/ into out/repo/ (REPO_KEY=FILE|ID|generate; run 'make packages' first)
+PHONY += repo
+repo: | deps-repo
+	@$(TOP)/tools/repo/mkrepo.sh
+
+## test: check-repo  throwaway key: signed repos of the 6.12 guest packages, apt install + upgrade to a newer series in the chroot, tampered signatures rejected, rpm -K
+PHONY += check-repo
+check-repo: tools | deps-repo deps-packages
+	@$(TOP)/tests/repo/run.sh
+CHECK_STAGES += check-repo

@@ -1,0 +1,161 @@
+#!/bin/bash
+# shellcheck disable=SC2154  # rc and rc_out are set by rt_run (printf -v)
+# The apt side of tools/repo/mkrepo.sh, end to end in the cached Debian 12
+# chroot (tools/pkg/mkchroot.sh), with a throwaway key:
+#   1. publish the current 6.12 guest packages; in the chroot install the
+#      exported key and the generated mmbatch.sources (Signed-By:) as they
+#      are, the repo copied to the file:// path they name; the Debian mirror
+#      is removed, so only our repo is there;
+#   2. `apt-get update` must FAIL for: a tampered InRelease, a tampered
+#      Release with only Release.gpg, a Packages file that does not match the
+#      signed Release, and a repo signed by another key; it must pass for the
+#      untouched repo;
+#   3. `apt-get install` the kernel meta-package and mmbatchd: the image
+#      package is installed and dracut made /boot/initrd.img-<kver>;
+#   4. build the next series version (a copy of patches/ with VERSION + 1,
+#      through the pipeline knobs PATCHES_ROOT and KB_BUILD_DIR, ccache),
+#      publish it into the same repo; `apt-get upgrade` keeps the meta-package
+#      back (it needs a new package), `apt-get full-upgrade` installs the new
+#      image next to the old one, with its initrd.
+#   apt_test.sh   (packages from $PKG_OUT's 6.12 guest manifest)
+# Reads: TOP, OUT, PKG_OUT, MAKE, REPO_TEST_NEXT_BUILD (build dir of the next
+# series, default $OUT/build/6.12-guest-reponext: the same depth as the
+# pipeline's, so ccache's relative paths hit), REPO_TEST_NEXT_OUT (its
+# packages, default $OUT/repo-test/packages). Needs root.
+set -eu
+
+usage() { echo "usage: apt_test.sh" >&2; exit 2; }
+[ $# -eq 0 ] || usage
+. "$(dirname "$0")/lib.sh"
+mkchroot=$TOP/tools/pkg/mkchroot.sh
+next_build=${REPO_TEST_NEXT_BUILD:-$OUT/build/6.12-guest-reponext}
+next_out=${REPO_TEST_NEXT_OUT:-$OUT/repo-test/packages}
+
+mkdir -p "$OUT/tmp"
+work=$(mktemp -d "$OUT/tmp/repo-apt-test.XXXXXX")
+root=$work/root
+cleanup() {
+	rt_cleanup_keys
+	"$mkchroot" umount "$root"
+	rm -rf --one-file-system "$work"
+}
+trap cleanup EXIT
+repo=$work/repo
+chroot_repo=/srv/mmbatch-repo
+
+mapfile -t v1 < <(rt_v1_packages)
+[ ${#v1[@]} -eq 7 ] || { echo "ERROR: apt_test: the 6.12 guest packages are incomplete (see above)" >&2; exit 1; }
+kver1=$(rt_release 6.12 guest)
+meta=$(dpkg-deb -f "$(printf '%s\n' "${v1[@]}" | grep '/linux-image-mmbatch-')" Package)
+echo "$T_NAME: kernel $kver1, meta-package $meta"
+
+rt_make_key "$work/key" "mmbatch apt test key"
+rt_make_key "$work/other" "some other key"
+publish() {
+	rt_run rc env REPO_KEY="$work/key/key.asc" REPO_OUT="$repo" REPO_URL="file://$chroot_repo" "$MKREPO" "$@"
+	t_ok "mkrepo, $# packages" "$rc" "$rc_out"
+}
+publish "${v1[@]}"
+
+t0=$SECONDS
+"$mkchroot" unpack "$root"
+"$mkchroot" mount "$root"
+echo "$T_NAME: chroot unpacked and mounted in $((SECONDS - t0)) s"
+printf '#!/bin/sh\nexit 101\n' >"$root/usr/sbin/policy-rc.d"
+chmod 0755 "$root/usr/sbin/policy-rc.d"
+in_root() { chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LC_ALL=C DEBIAN_FRONTEND=noninteractive "$@"; }
+# Only our repo: no mirror to fall back on, nothing fetched from outside.
+rm -f "$root/etc/apt/sources.list" "$root"/etc/apt/sources.list.d/*
+install -D -m 0644 "$repo/mmbatch-archive-keyring.gpg" "$root/etc/apt/keyrings/mmbatch-archive-keyring.gpg"
+install -m 0644 "$repo/mmbatch.sources" "$root/etc/apt/sources.list.d/mmbatch.sources"
+t_has "mmbatch.sources" "$(cat "$repo/mmbatch.sources")" "Signed-By: /etc/apt/keyrings/mmbatch-archive-keyring.gpg"
+
+# to_chroot: the repo as published, into the chroot (fresh copy, so each
+# tampering starts from the signed original).
+to_chroot() {
+	rm -rf "$root$chroot_repo"
+	cp -a "$repo" "$root$chroot_repo"
+}
+# apt_update: `apt-get update` from empty lists; status in rc, output in rc_out.
+apt_update() {
+	rm -rf "$root/var/lib/apt/lists"
+	mkdir -p "$root/var/lib/apt/lists/partial"
+	rt_run rc in_root apt-get update
+}
+dist=$root$chroot_repo/deb/dists/bookworm
+
+echo "- apt-get update rejects what the key did not sign"
+to_chroot
+sed -i 's/^Label: mmbatch$/Label: mmbatch-tampered/' "$dist/InRelease"
+t_match "tampered InRelease differs from the signed one" "$(grep '^Label:' "$dist/InRelease")" 'mmbatch-tampered'
+apt_update
+t_fails "apt-get update, tampered InRelease" "$rc" "$rc_out" 'BADSIG'
+
+to_chroot
+rm "$dist/InRelease"
+sed -i 's/^Label: mmbatch$/Label: mmbatch-tampered/' "$dist/Release"
+apt_update
+t_fails "apt-get update, tampered Release (Release.gpg only)" "$rc" "$rc_out" 'BADSIG'
+
+to_chroot
+printf '\nPackage: injected\nVersion: 1\nArchitecture: amd64\nFilename: pool/main/injected_1_amd64.deb\nSize: 1\nDescription: x\n' \
+	>>"$dist/main/binary-amd64/Packages"
+gzip -9nc "$dist/main/binary-amd64/Packages" >"$dist/main/binary-amd64/Packages.gz"
+apt_update
+t_fails "apt-get update, Packages not matching the signed Release" "$rc" "$rc_out" 'Hash Sum mismatch'
+
+to_chroot
+GNUPGHOME=$work/other/gnupg gpg --batch --yes --quiet --clearsign -o "$dist/InRelease" "$dist/Release"
+GNUPGHOME=$work/other/gnupg gpg --batch --yes --quiet --armor --detach-sign -o "$dist/Release.gpg" "$dist/Release"
+apt_update
+t_fails "apt-get update, repo signed by another key" "$rc" "$rc_out" 'NO_PUBKEY'
+
+echo "- the signed repo: update, install the meta-package and mmbatchd"
+to_chroot
+apt_update
+t_ok "apt-get update, untouched repo" "$rc" "$rc_out"
+t_lacks "apt-get update output" "$rc_out" '^(W|E|Err):'
+t1=$SECONDS
+rt_run rc in_root apt-get install -y "$meta" mmbatchd
+t_ok "apt-get install $meta mmbatchd ($((SECONDS - t1)) s)" "$rc" "$rc_out"
+status_of() { in_root dpkg-query -W -f='${Status} ${Version}' "$1" 2>&1 || true; }
+t_eq "linux-image-$kver1" "install ok installed $kver1-1" "$(status_of "linux-image-$kver1")"
+t_eq "$meta" "install ok installed $(dpkg-deb -f "$(printf '%s\n' "${v1[@]}" | grep '/linux-image-mmbatch-')" Version)" \
+	"$(status_of "$meta")"
+t_eq "mmbatchd" "install ok installed $(dpkg-deb -f "$(printf '%s\n' "${v1[@]}" | grep '/mmbatchd_')" Version)" \
+	"$(status_of mmbatchd)"
+t_file "initrd (dracut)" "$root/boot/initrd.img-$kver1"
+
+echo "- the next series version, published into the same repo"
+patches=$work/patches
+cp -a "$TOP/patches" "$patches"
+series1=$(bash -c '. "$TOP/tools/kbuild/lib.sh"; kb_series_version "$1"' _ "$TOP/patches/6.12")
+echo $((series1 + 1)) >"$patches/6.12/VERSION"
+next_env=(PATCHES_ROOT="$patches" KB_BUILD_DIR="$next_build" PKG_OUT="$next_out" PKG_MMBATCHD=0)
+kver2=$(rt_release 6.12 guest "${next_env[@]}")
+t_eq "next release" "${kver1/-mmbatch$series1-/-mmbatch$((series1 + 1))-}" "$kver2"
+t1=$SECONDS
+rt_run rc env "${next_env[@]}" "${MAKE:-make}" --no-print-directory -C "$TOP" packages BASE=6.12 FLAVOR=guest
+t_ok "make packages BASE=6.12 FLAVOR=guest PATCHES_ROOT=<VERSION $((series1 + 1))> ($((SECONDS - t1)) s)" "$rc" "$rc_out"
+printf '%s\n' "$rc_out" | grep -E '^build: .*(ccache|in [0-9]+ s)|^package: [0-9]+ packages' || true
+mapfile -t v2 < <(rt_manifest_paths "$next_out/kernel-$kver2.paths" IMAGE_DEB META_DEB)
+if [ ${#v2[@]} -ne 2 ]; then
+	t_fail "packages of $kver2 in $next_out (see above)"
+	t_done
+fi
+publish "${v2[@]}"
+to_chroot
+apt_update
+t_ok "apt-get update with the next series" "$rc" "$rc_out"
+rt_run rc in_root apt-get upgrade -y
+t_ok "apt-get upgrade" "$rc" "$rc_out"
+t_match "apt-get upgrade keeps the meta-package back (it needs a new package)" "$rc_out" "^  $meta\$"
+t1=$SECONDS
+rt_run rc in_root apt-get full-upgrade -y
+t_ok "apt-get full-upgrade ($((SECONDS - t1)) s)" "$rc" "$rc_out"
+t_eq "new image linux-image-$kver2" "install ok installed $kver2-1" "$(status_of "linux-image-$kver2")"
+t_eq "old image stays" "install ok installed $kver1-1" "$(status_of "linux-image-$kver1")"
+t_eq "$meta follows" "install ok installed $(dpkg-deb -f "${v2[1]}" Version)" "$(status_of "$meta")"
+t_file "new initrd (dracut)" "$root/boot/initrd.img-$kver2"
+t_file "old initrd" "$root/boot/initrd.img-$kver1"
+t_done

@@ -1,0 +1,253 @@
+#!/bin/bash
+# `make repo`: signed apt and yum repositories from built packages, in
+# $REPO_OUT (default out/repo/):
+#   deb/pool/main/*.deb                   every .deb ever added (older kernels stay
+#                                         installable; a re-added file must be identical)
+#   deb/dists/$REPO_SUITE/{Release,InRelease,Release.gpg}
+#   deb/dists/$REPO_SUITE/main/binary-amd64/Packages{,.gz}
+#   rpm/*.rpm                             signed copies (rpmsign, same key)
+#   rpm/repodata/{repomd.xml,repomd.xml.asc,...}   createrepo_c --update
+#   mmbatch-archive-keyring.gpg           public key, binary (apt Signed-By)
+#   RPM-GPG-KEY-mmbatch                   public key, armored (rpm --import, gpgkey=)
+#   mmbatch.sources                       deb822 source for /etc/apt/sources.list.d/
+#   mmbatch.repo                          yum/dnf repo for /etc/yum.repos.d/
+#
+# apt side: apt-ftparchive, not reprepro. The index is then a pure function
+# of the pool directory, like createrepo_c's of the RPM directory: no database
+# to drift from the files, and several versions of one package (the
+# meta-package, mmbatchd) stay listed, so a fleet can pin or roll back;
+# reprepro keeps one version per package name and suite.
+#
+#   mkrepo.sh [PACKAGE.deb|PACKAGE.rpm ...]
+# Without arguments: every .deb and .rpm in $REPO_PACKAGES.
+# Reads: REPO_KEY (required: key file, key id or `generate`; see
+# tools/repo/lib.sh), REPO_KEY_PASSFILE, REPO_OUT (default $OUT/repo),
+# REPO_PACKAGES (default $OUT/packages), REPO_URL (where clients reach
+# REPO_OUT; default file://REPO_OUT), REPO_SUITE (default bookworm),
+# REPO_ORIGIN (default mmbatch), REPO_REPLACE=1 (let a changed package replace
+# a published one of the same file name: clients that cached it then fail).
+set -eu
+
+usage() {
+	echo "usage: REPO_KEY=FILE|ID|generate mkrepo.sh [PACKAGE.deb|PACKAGE.rpm ...]" >&2
+	exit 2
+}
+case ${1:-} in -h|--help) usage ;; esac
+
+. "$(dirname "$0")/lib.sh"
+REPO_OUT=${REPO_OUT:-$OUT/repo}
+REPO_PACKAGES=${REPO_PACKAGES:-$OUT/packages}
+REPO_SUITE=${REPO_SUITE:-bookworm}
+REPO_ORIGIN=${REPO_ORIGIN:-mmbatch}
+component=main
+deb_arch=amd64
+
+# Inputs first: the key and every package, before anything is written.
+work=$(mktemp -d)
+trap 'repo_cleanup; rm -rf "$work"' EXIT
+repo_key_init
+
+pkgs=("$@")
+if [ ${#pkgs[@]} -eq 0 ]; then
+	[ -d "$REPO_PACKAGES" ] || repo_die "repo: no $REPO_PACKAGES: run 'make packages' first"
+	mapfile -t pkgs < <(find "$REPO_PACKAGES" -maxdepth 1 -type f \( -name '*.deb' -o -name '*.rpm' \) | sort)
+	[ ${#pkgs[@]} -gt 0 ] || repo_die "repo: no .deb or .rpm in $REPO_PACKAGES: run 'make packages' first"
+fi
+debs=() rpms=()
+for p in "${pkgs[@]}"; do
+	[ -f "$p" ] || repo_die "repo: no such package '$p'"
+	case $p in
+		*.deb) dpkg-deb -f "$p" Package >/dev/null 2>&1 || repo_die "repo: $p: not a readable .deb"
+			debs+=("$p") ;;
+		*.rpm) rpm -qp --nosignature --nodigest "$p" >/dev/null 2>&1 || repo_die "repo: $p: not a readable .rpm"
+			rpms+=("$p") ;;
+		*) repo_die "repo: '$p' is neither .deb nor .rpm" ;;
+	esac
+done
+
+if [ -z "${REPO_URL:-}" ]; then
+	REPO_URL=file://$(realpath -m "$REPO_OUT")
+	repo_note "repo: REPO_URL not set: client files point at $REPO_URL (set REPO_URL=https://... for a published repo)"
+fi
+[[ "$REPO_URL" =~ ^(https?|file)://[^[:space:]]+$ ]] ||
+	repo_die "repo: REPO_URL='$REPO_URL': expected an http://, https:// or file:// URL"
+REPO_URL=${REPO_URL%/}
+mkdir -p "$REPO_OUT"
+
+# is_new SRC DEST KIND: 0 when DEST must be (re)written from SRC, 1 when
+# DEST already holds SRC; dies when DEST is a different build of the same
+# name (unless REPO_REPLACE=1). KIND deb: file bytes; rpm: header+payload
+# digests (signing changes neither).
+is_new() {
+	local src=$1 dest=$2 a b
+	[ -e "$dest" ] || return 0
+	if [ "$3" = deb ]; then
+		cmp -s "$src" "$dest" && return 1
+	else
+		a=$(rpm -qp --nosignature --nodigest --qf '%{SHA256HEADER} %{PAYLOADDIGEST}' "$src" 2>/dev/null)
+		b=$(rpm -qp --nosignature --nodigest --qf '%{SHA256HEADER} %{PAYLOADDIGEST}' "$dest" 2>/dev/null)
+		[ "$a" = "$b" ] && return 1
+	fi
+	[ "${REPO_REPLACE:-0}" = 1 ] ||
+		repo_die "repo: $dest is already published with other content than $src (same name and version): bump the package revision, or REPO_REPLACE=1"
+	repo_note "repo: REPO_REPLACE=1: replacing $(basename "$dest")"
+	return 0
+}
+
+# sign_detached FILE OUT [--armor] / sign_clear FILE OUT: gpg signatures,
+# written beside and renamed into place.
+sign_detached() {
+	repo_gpg --yes --local-user "$REPO_KEY_FPR" --digest-algo SHA256 --detach-sign "${@:3}" -o "$2.tmp" "$1"
+	mv -f "$2.tmp" "$2"
+}
+sign_clear() {
+	repo_gpg --yes --local-user "$REPO_KEY_FPR" --digest-algo SHA256 --clearsign -o "$2.tmp" "$1"
+	mv -f "$2.tmp" "$2"
+}
+
+# plan_deb: the .debs not yet in the pool into deb_new (dies on a conflict).
+deb_new=()
+plan_deb() {
+	local p
+	for p in ${debs[@]+"${debs[@]}"}; do
+		if is_new "$p" "$REPO_OUT/deb/pool/$component/$(basename "$p")" deb; then deb_new+=("$p"); fi
+	done
+}
+
+publish_deb() {
+	local root=$REPO_OUT/deb pool=$REPO_OUT/deb/pool/$component p
+	mkdir -p "$pool"
+	for p in ${deb_new[@]+"${deb_new[@]}"}; do
+		cp "$p" "$pool/.$(basename "$p").tmp"
+		mv -f "$pool/.$(basename "$p").tmp" "$pool/$(basename "$p")"
+	done
+	# The whole dists/ tree is made aside and swapped in, signatures included.
+	local new=$root/.dists.new dist
+	rm -rf "$new"
+	dist=$new/$REPO_SUITE
+	mkdir -p "$dist/$component/binary-$deb_arch"
+	(cd "$root" && apt-ftparchive packages "pool/$component") >"$dist/$component/binary-$deb_arch/Packages" 2>"$work/ftparchive.err" || {
+		cat "$work/ftparchive.err" >&2
+		repo_die "repo: apt-ftparchive packages failed on $pool"
+	}
+	gzip -9nc "$dist/$component/binary-$deb_arch/Packages" >"$dist/$component/binary-$deb_arch/Packages.gz"
+	(cd "$dist" && apt-ftparchive \
+		-o APT::FTPArchive::Release::Origin="$REPO_ORIGIN" \
+		-o APT::FTPArchive::Release::Label="$REPO_ORIGIN" \
+		-o APT::FTPArchive::Release::Suite="$REPO_SUITE" \
+		-o APT::FTPArchive::Release::Codename="$REPO_SUITE" \
+		-o APT::FTPArchive::Release::Architectures="$deb_arch" \
+		-o APT::FTPArchive::Release::Components="$component" \
+		-o APT::FTPArchive::Release::Description="mmbatch kernels and tools" \
+		release .) >"$work/Release"
+	mv "$work/Release" "$dist/Release"
+	sign_clear "$dist/Release" "$dist/InRelease"
+	sign_detached "$dist/Release" "$dist/Release.gpg" --armor
+	mkdir -p "$root/dists"
+	rm -rf "$root/dists.old"
+	[ ! -d "$root/dists/$REPO_SUITE" ] || mv "$root/dists/$REPO_SUITE" "$root/dists.old"
+	mv "$dist" "$root/dists/$REPO_SUITE"
+	rm -rf "$root/dists.old" "$new"
+	repo_note "repo: apt: ${#deb_new[@]} new of ${#debs[@]} .deb, $(grep -c '^Package: ' "$root/dists/$REPO_SUITE/$component/binary-$deb_arch/Packages") in the index, signed (InRelease, Release.gpg)"
+}
+
+# rpm_signed_by_us RPM: its header signature was made by REPO_KEY.
+rpm_signed_by_us() {
+	local sig id
+	sig=$(rpm -qp --nosignature --nodigest --qf '%{RSAHEADER:pgpsig}' "$1" 2>/dev/null)
+	[[ "$sig" =~ Key\ ID\ ([0-9a-fA-F]{16}) ]] || return 1
+	id=${BASH_REMATCH[1]^^}
+	[[ " $REPO_KEY_IDS " == *" $id "* ]]
+}
+
+# sign_rpm: the RPMs not yet published (or signed by another key) copied
+# into $work and signed there, into tosign (dies on a conflict).
+tosign=()
+sign_rpm() {
+	local dir=$REPO_OUT/rpm p dest
+	for p in ${rpms[@]+"${rpms[@]}"}; do
+		dest=$dir/$(basename "$p")
+		if is_new "$p" "$dest" rpm; then
+			cp "$p" "$work/$(basename "$p")"
+			tosign+=("$work/$(basename "$p")")
+		elif ! rpm_signed_by_us "$dest"; then
+			# Same package, signed by another key (a new REPO_KEY): re-sign.
+			cp "$dest" "$work/$(basename "$p")"
+			tosign+=("$work/$(basename "$p")")
+		fi
+	done
+	if [ ${#tosign[@]} -gt 0 ]; then
+		# Debian's rpm names /usr/bin/gpg2, which bookworm does not ship.
+		rpmsign --define "__gpg $(command -v gpg)" --define "_gpg_sign_cmd_extra_args --batch --no-tty" \
+			--define "_gpg_name $REPO_KEY_FPR" --define "_gpg_path $GNUPGHOME" \
+			--define "_gpg_digest_algo sha256" --addsign "${tosign[@]}" >"$work/rpmsign.log" 2>&1 || {
+			cat "$work/rpmsign.log" >&2
+			repo_die "repo: rpmsign failed (log above)"
+		}
+		for p in "${tosign[@]}"; do
+			rpm_signed_by_us "$p" || repo_die "repo: rpmsign left $(basename "$p") without our signature"
+		done
+	fi
+}
+
+publish_rpm() {
+	local dir=$REPO_OUT/rpm p n
+	mkdir -p "$dir"
+	for p in ${tosign[@]+"${tosign[@]}"}; do
+		mv -f "$p" "$dir/$(basename "$p")"
+	done
+	# Existing metadata: --update reuses the entries of unchanged files.
+	local update=()
+	[ ! -f "$dir/repodata/repomd.xml" ] || update=(--update)
+	createrepo_c --quiet ${update[@]+"${update[@]}"} --general-compress-type gz "$dir" >"$work/createrepo.log" 2>&1 || {
+		cat "$work/createrepo.log" >&2
+		repo_die "repo: createrepo_c failed on $dir (log above)"
+	}
+	sign_detached "$dir/repodata/repomd.xml" "$dir/repodata/repomd.xml.asc" --armor
+	n=$(find "$dir" -maxdepth 1 -name '*.rpm' | wc -l)
+	repo_note "repo: yum: ${#tosign[@]} signed now, $n RPMs in $dir, repomd.xml.asc written"
+}
+
+write_clients() {
+	repo_gpg --export "$REPO_KEY_FPR" >"$work/keyring.gpg"
+	repo_gpg --armor --export "$REPO_KEY_FPR" >"$work/RPM-GPG-KEY-mmbatch"
+	[ -s "$work/keyring.gpg" ] || repo_die "repo: gpg exported no public key for $REPO_KEY_FPR"
+	cat >"$work/mmbatch.sources" <<-EOF
+		# mmbatch kernels and tools. Install the key first:
+		#   install -Dm0644 mmbatch-archive-keyring.gpg /etc/apt/keyrings/mmbatch-archive-keyring.gpg
+		Types: deb
+		URIs: $REPO_URL/deb
+		Suites: $REPO_SUITE
+		Components: $component
+		Architectures: $deb_arch
+		Signed-By: /etc/apt/keyrings/mmbatch-archive-keyring.gpg
+	EOF
+	cat >"$work/mmbatch.repo" <<-EOF
+		# mmbatch kernels and tools: packages and metadata both signed.
+		[mmbatch]
+		name=mmbatch kernels and tools
+		baseurl=$REPO_URL/rpm
+		enabled=1
+		gpgcheck=1
+		repo_gpgcheck=1
+		gpgkey=$REPO_URL/RPM-GPG-KEY-mmbatch
+	EOF
+	local f
+	for f in keyring.gpg:mmbatch-archive-keyring.gpg RPM-GPG-KEY-mmbatch mmbatch.sources mmbatch.repo; do
+		chmod 0644 "$work/${f%%:*}"
+		mv -f "$work/${f%%:*}" "$REPO_OUT/${f##*:}"
+	done
+}
+
+t0=$SECONDS
+# Every check and every signature before the first write to REPO_OUT.
+plan_deb
+sign_rpm
+# The public key goes out first: a client that fetches the new signatures
+# finds the key that made them.
+write_clients
+# A format without new packages keeps its signed index as it is.
+if [ ${#debs[@]} -gt 0 ] || [ ! -d "$REPO_OUT/deb/dists" ]; then publish_deb; fi
+if [ ${#rpms[@]} -gt 0 ] || [ ! -d "$REPO_OUT/rpm/repodata" ]; then publish_rpm; fi
+repo_note "repo: $REPO_OUT ready in $((SECONDS - t0)) s (key $REPO_KEY_FPR, clients: mmbatch.sources, mmbatch.repo)"
+echo "$REPO_OUT"
