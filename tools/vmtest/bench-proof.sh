@@ -64,7 +64,7 @@ kernel() {
 }
 
 # guest NAME KERNEL CMD...: boots KERNEL, runs the mmbench commands CMD (each
-# "doc=ARGS": `mmbench ARGS -o /tmp/doc.json`, its exit status recorded;
+# "DOC=ARGS": `mmbench ARGS -o /tmp/<DOC>.json` in the guest, its exit status recorded;
 # after the shell commands in $guest_pre, if set), then
 # a dmesg WARN count, and unpacks each document into $bench/proof-NAME-doc.json.
 # Sets: exits[doc] (mmbench exit status), warns (dmesg WARNING/BUG lines,
@@ -107,9 +107,8 @@ metric() {
 	jq -r --arg b "$2" --arg m "$3" --arg f "${4:-median}" \
 		'first(.results[] | select(.benchmark == $b) | .metrics[] | select(.name == $m) | if $f == "sum" then (.values | add) else .median end) // "-"' "$1"
 }
-# num V: 4 significant digits, whole numbers from 1000 up (no exponents).
-num() { awk -v v="$1" 'BEGIN { if (v == "-" || v == "") print "-"; else if (v >= 1000 || v <= -1000) printf "%.0f\n", v; else printf "%.4g\n", v }'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "-" || b == "-" || b + 0 == 0) print "-"; else printf "%.3g\n", a / b }'; }
+# shellcheck source=bench-lib.sh
+. "$here/bench-lib.sh"
 # goal VALUE OP LIMIT: "met" / "MISSED" / "-".
 goal() { awk -v v="$1" -v op="$2" -v l="$3" 'BEGIN { if (v == "-") { print "-"; exit }
 	ok = (op == "<=") ? (v + 0 <= l + 0) : (v + 0 >= l + 0); print ok ? "met" : "MISSED" }'; }
@@ -168,7 +167,7 @@ step_flush() {
 		if [ "$v" = 6.1:patched ]; then
 			g="flushes $(goal "$i" '<=' 2.5), speed $(goal "$rr" '>=' 1.5)"
 		fi
-		emit "| ${v%%:*} ${v#*:} | \`${rel[$v]:-missing}\` | $(num "$i") | $(num "$r") | $rr | $g |"
+		emit "| ${v%%:*} ${v#*:} | \`${rel[$v]:-missing}\` | $(fmt "$i") | $(fmt "$r") | $rr | $g |"
 		rows=$(jq -c --arg k "$v" --arg i "$i" --arg r "$r" --arg rr "$rr" \
 			'def n: tonumber? // null; . + [{kernel: $k, tlb_flushes_per_1000_pages: ($i|n), pages_per_s: ($r|n), speed_vs_unpatched_6_1: ($rr|n)}]' <<< "$rows")
 	done
@@ -208,7 +207,7 @@ step_lockstat() {
 		fi
 		r=$(ratio "$p" "$u")
 		batch=$(make_q config BASE=$base FLAVOR=guest NR_CPUS=$nr FRAGMENTS="$lockstat_frag" | tail -n 1 | xargs sed -n 's/^CONFIG_PAGEVEC_SIZE=//p' 2>/dev/null || true)
-		emit "| $base | $nr | ${batch:--} | $(num "$u") | $(num "$p") | $r | ratio <= $rel_lim $(goal "$r" '<=' "$rel_lim"), <= $lim $(goal "$p" '<=' "$lim") | $(num "$ur") | $(num "$pr") | $verdict |"
+		emit "| $base | $nr | ${batch:--} | $(fmt "$u") | $(fmt "$p") | $r | ratio <= $rel_lim $(goal "$r" '<=' "$rel_lim"), <= $lim $(goal "$p" '<=' "$lim") | $(fmt "$ur") | $(fmt "$pr") | $verdict |"
 		rows=$(jq -c --arg b $base --argjson n $nr --arg p "$p" --arg u "$u" --arg r "$r" --arg pr "$pr" --arg ur "$ur" --arg v "$verdict" --arg bs "${batch:--}" \
 			'def n: tonumber? // null; . + [{base: $b, nr_cpus: $n, pagevec_size: ($bs|n), lru_acq_per_1000: {unpatched: ($u|n), patched: ($p|n)}, ratio: ($r|n), pages_per_s: {unpatched: ($ur|n), patched: ($pr|n)}, pages_per_s_verdict: $v}]' <<< "$rows")
 	done
@@ -248,7 +247,7 @@ step_integrity() {
 			if [ "$c" = 0 ] && [ "$e" = 0 ] && [ "$warns" = 0 ]; then verdict=ok; else verdict=FAILED; fail "integrity: $name corrupt=$c exit=$e warns=$warns"; fi
 			[ "$m" != - ] && awk -v m="$m" 'BEGIN { exit !(m >= 1000000) }' || verdict+=", below 10^6 migrations"
 		fi
-		emit "| 6.1 $v \`$release\` | $nb | $w | $(num "$m") | $(num "$c") | $e | $warns | $verdict |"
+		emit "| 6.1 $v \`$release\` | $nb | $w | $(fmt "$m") | $(fmt "$c") | $e | $warns | $verdict |"
 		rows=$(jq -c --arg k "$v" --argjson nb $nb --argjson w $w --arg m "$m" --arg c "$c" --arg e "$e" --argjson wa "${warns:-null}" --arg v "$verdict" \
 			'def n: tonumber? // null; . + [{kernel: $k, numa_balancing: $nb, writers: $w, page_migrations: ($m|n), corrupt_bytes: ($c|n), exit: ($e|n), dmesg_warnings: $wa, verdict: $v}]' <<< "$rows")
 	done

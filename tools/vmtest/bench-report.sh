@@ -15,10 +15,8 @@ verdict() {
 	[ -f "$1" ] || { echo "-"; return; }
 	awk -v b="$2" -v m="$3" '$1 == b && $2 == m { v = $0; sub(/^.*\] +/, "", v) } END { print (v == "" ? "-" : v) }' "$1"
 }
-# ratio A B: A/B with 3 significant digits, or "-".
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "-" || b == "-" || b + 0 == 0) print "-"; else printf "%.3g\n", a / b }'; }
-# fmt V: 4 significant digits, whole numbers from 1000 up (no exponents).
-fmt() { awk -v v="$1" 'BEGIN { if (v == "-" || v == "") print "-"; else if (v >= 1000 || v <= -1000) printf "%.0f\n", v; else printf "%.4g\n", v }'; }
+# shellcheck source=bench-lib.sh
+. "$(dirname "$0")/bench-lib.sh"
 
 cat <<HEAD
 # mmbatch side-by-side benchmark
