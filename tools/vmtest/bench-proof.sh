@@ -18,7 +18,7 @@
 # proof-*.json. Exit 1 when a correctness claim fails (corruption on a
 # patched kernel, a negative control that loses nothing, a WARN in dmesg) or
 # a step could not run; a missed performance goal is reported, not fatal.
-# Reads: MAKE, OUT, PROOF_STEPS (default "batch flush lockstat integrity
+# Reads: MAKE, OUT, PROOF_STEPS (set and empty: only put PROOF.md together; default "batch flush lockstat integrity
 #   drain"), PROOF_REPS (default 5), PROOF_INTEGRITY_S (seconds per
 #   repetition, default 80; 3 repetitions), BENCH_TIMEOUT, VMTEST_*.
 # shellcheck disable=SC2317 # the step_* functions are called as "step_$s"
@@ -27,7 +27,7 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 out=${OUT:-$top/out}
-steps=${PROOF_STEPS:-batch flush lockstat integrity drain}
+steps=${PROOF_STEPS-batch flush lockstat integrity drain}
 reps=${PROOF_REPS:-5}
 integ_s=${PROOF_INTEGRITY_S:-80}
 timeout=${BENCH_TIMEOUT:-3600}
