@@ -2,37 +2,16 @@
 # Assertions and fixture helpers for the rebase-check tests (sourced). Each
 # assertion prints what it expected and what it got; a failed assertion
 # counts, the test goes on, and test_summary exits non-zero when any failed.
-T_FAILED=0 T_PASSED=0
-
-pass() { T_PASSED=$((T_PASSED + 1)); echo "  ok: $*"; }
-fail() { T_FAILED=$((T_FAILED + 1)); echo "  FAIL: $*"; }
-
-# assert_eq WHAT EXPECTED ACTUAL
-assert_eq() {
-	if [ "$2" = "$3" ]; then pass "$1 = '$3'"; else fail "$1: expected '$2', got '$3'"; fi
-}
-
-# assert_line WHAT FILE LINE: FILE has LINE exactly (whole line).
-assert_line() {
-	if grep -Fxq -- "$3" "$2"; then pass "$1: has line '$3'"
-	else fail "$1: expected the line '$3' in $2; it has:"; sed 's/^/      | /' "$2" | tail -n 40; fi
-}
+# pass/fail, assert_eq, assert_line, assert_contains and assert_status are
+# the pipeline tests' (one assertion library); tree_sum and test_summary below
+# replace theirs (this checksum also covers dates and directories).
+# shellcheck source=../pipeline/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../pipeline/lib.sh"
 
 # assert_no_line WHAT FILE LINE: FILE does not have LINE.
 assert_no_line() {
 	if grep -Fxq -- "$3" "$2"; then fail "$1: did not expect the line '$3' in $2"
 	else pass "$1: no line '$3'"; fi
-}
-
-# assert_contains WHAT FILE TEXT: some line of FILE contains TEXT.
-assert_contains() {
-	if grep -Fq -- "$3" "$2"; then pass "$1: mentions '$3'"
-	else fail "$1: expected '$3' in $2; it has:"; sed 's/^/      | /' "$2" | tail -n 40; fi
-}
-
-# assert_status WHAT EXPECTED ACTUAL
-assert_status() {
-	if [ "$2" = "$3" ]; then pass "$1 exit status $3"; else fail "$1: expected exit status $2, got $3"; fi
 }
 
 # tree_sum DIR: checksum of a whole tree (names, modes, bytes, dates).
