@@ -47,6 +47,12 @@ check-pipeline: | deps-kernel
 	@$(TOP)/tests/pipeline/run.sh
 CHECK_STAGES += check-pipeline
 
+## test: check-pipeline-cost  prints (asserts nothing) the pipeline's overhead vs plain make and the ccache-warm share, on the 6.12 guest's prepare + mm/
+PHONY += check-pipeline-cost
+check-pipeline-cost: | deps-kernel
+	@BASE=6.12 FLAVOR=guest BENCH_TARGETS=mm/ $(TOP)/tests/pipeline/bench.sh
+CHECK_STAGES += check-pipeline-cost
+
 ## bench: bench-pipeline  pipeline overhead vs plain make bzImage modules; ccache-warm rebuild share
 PHONY += bench-pipeline
 bench-pipeline: | deps-kernel

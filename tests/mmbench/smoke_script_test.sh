@@ -35,6 +35,9 @@ expect_match "first run: no baseline" 'verdict: none: no earlier result' "$T/fir
 schema_ok "first run result" "$state/results/$old_kver/20260101T000000Z.json" --command smoke --status fault=ok
 expect_eq "first run: pending mark cleared" absent "$( [ -e "$state/pending/$old_kver" ] && echo present || echo absent)"
 expect_eq "first run: last-booted" "$old_kver" "$(cat "$state/last-booted")"
+expect_eq "first run: verdict file (read by mmbatchctl canary)" \
+	"result=pass|reason=no earlier result to compare with (first smoke run)" \
+	"$(sed -n 's/^\(result\|reason\)=/&/p' "$state/verdict/$old_kver" | paste -sd'|')"
 
 # 3. the previous kernel was 10x faster: regression, exit 1, verdict logged
 jq '.results[0].metrics |= map(if .better == "higher" then .values |= map(. * 10)
@@ -51,6 +54,9 @@ expect_match "regression: compare table" '^fault +pages_per_s .* worse REGRESSIO
 expect_match "regression: verdict" "verdict: REGRESSION: kernel $new_kver is worse than $old_kver" "$T/worse.out"
 expect_eq "regression: pending mark cleared" absent "$( [ -e "$state/pending/$new_kver" ] && echo present || echo absent)"
 expect_eq "regression: last-booted" "$new_kver" "$(cat "$state/last-booted")"
+expect_eq "regression: verdict file" \
+	"result=fail|reason=REGRESSION against $old_kver beyond 5.0 % (or a benchmark failed)" \
+	"$(sed -n 's/^\(result\|reason\)=/&/p' "$state/verdict/$new_kver" | paste -sd'|')"
 
 # 4. the previous (now: new_kver) result was 10x slower: better, exit 0
 jq '.results[0].metrics |= map(if .better == "higher" then .values |= map(. / 10)
@@ -89,7 +95,28 @@ rm -rf "$state/results" "$state/last-booted"
 : > "$state/pending/$new_kver"
 run_cmd failed env SMOKE_KVER=$new_kver MMBENCH="$T/failing-mmbench" "$SCRIPT"
 expect_eq "failed benchmark: exit" 1 "$RC"
-expect_match "failed benchmark: verdict" "verdict: FAILED: a smoke benchmark failed on kernel $new_kver" "$T/failed.out"
+expect_match "failed benchmark: verdict" "verdict: FAILED: a smoke benchmark failed on kernel $new_kver: fault: 1 corrupt bytes" "$T/failed.out"
+expect_eq "failed benchmark: verdict file names the benchmark and why" \
+	"result=fail|reason=FAILED: fault: 1 corrupt bytes" \
+	"$(sed -n 's/^\(result\|reason\)=/&/p' "$state/verdict/$new_kver" | paste -sd'|')"
+
+# 5b. the smoke run outlives the profile's timeout: exit 2, still pending,
+# verdict "error" (a canary treats it as a failure)
+cat > "$T/slow-mmbench" <<'FAKE'
+#!/bin/sh
+sleep 5
+FAKE
+cat > "$T/short-mmbatchd" <<'FAKE'
+#!/bin/sh
+echo '{"benchmarks":["fault"],"threshold_pct":5.0,"timeout_s":1}'
+FAKE
+chmod +x "$T/slow-mmbench" "$T/short-mmbatchd"
+: > "$state/pending/$new_kver"
+run_cmd slow env SMOKE_KVER=$new_kver MMBENCH="$T/slow-mmbench" MMBATCHD="$T/short-mmbatchd" "$SCRIPT"
+expect_eq "timeout: exit" 2 "$RC"
+expect_eq "timeout: still pending" present "$( [ -e "$state/pending/$new_kver" ] && echo present || echo absent)"
+expect_eq "timeout: verdict file" "result=error|reason=smoke run exceeded 1 s; kernel $new_kver stays pending" \
+	"$(sed -n 's/^\(result\|reason\)=/&/p' "$state/verdict/$new_kver" | paste -sd'|')"
 
 # 6. mmbatchd cannot give the smoke section: documented defaults, warned
 cat > "$T/old-mmbatchd" <<'FAKE'

@@ -79,10 +79,9 @@ else
 	t_fail "dpkg -i mmbatchd failed"
 fi
 t_eq "systemctl is-enabled mmbatchd.service" enabled "$(in_root systemctl is-enabled mmbatchd.service 2>&1 || true)"
-if [ -e "$root/lib/systemd/system/mmbatch-smoke.service" ]; then
-	t_eq "systemctl is-enabled mmbatch-smoke.service" enabled \
-		"$(in_root systemctl is-enabled mmbatch-smoke.service 2>&1 || true)"
-fi
+for unit in mmbatch-smoke.service mmbatch-canary.service; do
+	t_eq "systemctl is-enabled $unit" enabled "$(in_root systemctl is-enabled "$unit" 2>&1 || true)"
+done
 for deb in "${debs[@]}"; do
 	t2=$SECONDS
 	if out=$(in_root dpkg -i "$deb" 2>&1); then

@@ -111,7 +111,7 @@ if [ $# -eq 2 ]; then
 	echo "- mmbatchd DEB $(basename "$MMBATCHD_DEB")"
 	list=$(deb_list "$MMBATCHD_DEB")
 	for f in /usr/sbin/mmbatchd /usr/bin/mmbench /etc/mmbatch/mmbatchd.yaml /lib/systemd/system/mmbatchd.service \
-		/usr/share/mmbatch/profiles/default.yaml; do
+		/usr/share/mmbatch/profiles/default.yaml /usr/sbin/mmbatchctl /lib/systemd/system/mmbatch-canary.service; do
 		t_has "mmbatchd DEB" "$list" "$f"
 	done
 	t_has "mmbatchd conffiles" "$(dpkg-deb -I "$MMBATCHD_DEB" conffiles)" /etc/mmbatch/mmbatchd.yaml
@@ -123,6 +123,8 @@ if [ $# -eq 2 ]; then
 	t_has "mmbatchd RPM" "$list" "cn /etc/mmbatch/mmbatchd.yaml"
 	t_has "mmbatchd RPM" "$list" " /usr/sbin/mmbatchd"
 	t_has "mmbatchd RPM" "$list" " /lib/systemd/system/mmbatchd.service"
+	t_has "mmbatchd RPM" "$list" " /usr/sbin/mmbatchctl"
+	t_has "mmbatchd RPM" "$list" " /lib/systemd/system/mmbatch-canary.service"
 	t_match "mmbatchd RPM %post" "$(rpm -qp --scripts "$MMBATCHD_RPM" 2>/dev/null)" 'for unit in mmbatchd.service'
 fi
 t_done

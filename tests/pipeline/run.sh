@@ -1,6 +1,9 @@
 #!/bin/bash
 # `make check-pipeline`: the kernel pipeline's stages 1-4 on real sources
 # and on fixtures (tests/pipeline/fixtures/):
+#  0. SRC=PATH: a tarball and a git tree (own OUT), unpacked once, again only
+#     when they change; the base is read from the tree's Makefile; bad ones
+#     fail naming the path;
 #  1. patches-check passes on every base; the good fixture passes, the broken
 #     fixture reports each broken patch and each false MANIFEST claim;
 #  2. a series with a patch that cannot apply fails with
@@ -12,8 +15,8 @@
 #     the previous .config untouched;
 #  5. `make kernel FLAVOR=guest` for 6.12, then 6.1 (ccache; these builds are
 #     reused by the packaging tests and the VM harness).
-# Reads: TOP, OUT, MAKE, PIPELINE_TESTS (subset of: patches series dates
-#        names config kernel; default all).
+# Reads: TOP, OUT, MAKE, PIPELINE_TESTS (subset of: source patches series
+#        dates names config kernel; default all).
 set -eu
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 OUT=${OUT:-$TOP/out}
@@ -27,6 +30,52 @@ trap 'rm -rf "$tmp"' EXIT
 # The knobs must not leak in from the caller's make command line.
 unset SRC NR_CPUS LOCALVERSION PATCHES EXTRA_PATCHES FRAGMENTS SIGN_KEY PATCHES_ROOT BASES
 wanted() { [ -z "${PIPELINE_TESTS:-}" ] || [[ " $PIPELINE_TESTS " == *" $1 "* ]]; }
+
+if wanted source; then
+	echo "== source: SRC= a tarball and a git tree (tiny trees, own OUT)"
+	t=$tmp/source
+	mkdir -p "$t/linux-6.12.999/mm" "$t/git"
+	printf 'VERSION = 6\nPATCHLEVEL = 12\nSUBLEVEL = 999\nEXTRAVERSION =\n' >"$t/linux-6.12.999/Makefile"
+	echo v1 >"$t/linux-6.12.999/mm/file.c"
+	tar -C "$t" -czf "$t/linux-6.12.999.tar.gz" linux-6.12.999
+	src() { SRC=$1 OUT=$t/out "$kb/source.sh" 2>"$t/src.err"; }
+	p=$(src "$t/linux-6.12.999.tar.gz")
+	assert_eq "tarball: unpacked tree named by the Makefile's version" linux-6.12.999 "${p##*/}"
+	assert_eq "tarball: content" v1 "$(cat "$p/mm/file.c" 2>&1)"
+	p2=$(src "$t/linux-6.12.999.tar.gz")
+	assert_eq "tarball: same path again" "$p" "$p2"
+	assert_contains "tarball: not unpacked twice" "$t/src.err" "unpacked already"
+	echo v2 >"$t/linux-6.12.999/mm/file.c"
+	tar -C "$t" -czf "$t/linux-6.12.999.tar.gz" linux-6.12.999
+	touch -d '+1 min' "$t/linux-6.12.999.tar.gz"
+	p=$(src "$t/linux-6.12.999.tar.gz")
+	assert_eq "tarball: a changed tarball is unpacked again" v2 "$(cat "$p/mm/file.c" 2>&1)"
+	assert_eq "tarball: base for the series (read from the Makefile)" 6.12 \
+		"$(SRC=$t/linux-6.12.999.tar.gz OUT=$t/out bash -c '. "$0/lib.sh"; kb_init >/dev/null 2>&1; echo "$KB_BASE"' "$kb")"
+	cp -a "$t/linux-6.12.999/." "$t/git/"
+	git -C "$t/git" init -q && git -C "$t/git" add -A &&
+		git -C "$t/git" -c user.name=t -c user.email=t@t commit -qm one
+	p=$(src "$t/git")
+	assert_eq "git tree: copied, named by the Makefile's version" "linux-6.12.999 v2" "${p##*/} $(cat "$p/mm/file.c" 2>&1)"
+	assert_eq "git tree: .git not copied" absent "$([ -e "$p/.git" ] && echo present || echo absent)"
+	src "$t/git" >/dev/null
+	assert_contains "git tree: same HEAD, not copied again" "$t/src.err" "unpacked already"
+	echo v3 >"$t/git/mm/file.c"
+	git -C "$t/git" -c user.name=t -c user.email=t@t commit -qam two
+	p=$(src "$t/git")
+	assert_eq "git tree: a new commit is copied again" v3 "$(cat "$p/mm/file.c" 2>&1)"
+	echo dirty >"$t/git/mm/file.c"
+	p=$(src "$t/git")
+	assert_eq "git tree: uncommitted changes are copied too" dirty "$(cat "$p/mm/file.c" 2>&1)"
+	rc=0; src "$t/nonexistent" >/dev/null || rc=$?
+	assert_status "SRC that does not exist" 1 $rc
+	assert_contains "SRC that does not exist: names it" "$t/src.err" "SRC='$t/nonexistent' does not exist"
+	mkdir -p "$t/two/a" "$t/two/b"
+	tar -C "$t/two" -czf "$t/two.tar.gz" a b
+	rc=0; src "$t/two.tar.gz" >/dev/null || rc=$?
+	assert_status "tarball without one kernel directory" 1 $rc
+	assert_contains "tarball without one kernel directory: names it" "$t/src.err" "$t/two.tar.gz does not hold one kernel directory"
+fi
 
 if wanted patches; then
 	echo "== patches-check: every base of patches/"

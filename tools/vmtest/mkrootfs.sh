@@ -10,8 +10,17 @@
 # scripts); prints that directory, which holds rootfs.img, vmlinuz,
 # initrd.img (the dracut one from the package install), kernelrelease and
 # packages.txt.
-#   mkrootfs.sh [--size MIB] DEB...    (exactly one of them a kernel image;
-#                                       installed in this order)
+#   mkrootfs.sh [--size MIB] [--grub] DEB...
+#       DEBs are installed in this order; at least one is a kernel image, and
+#       the first kernel given is the one exported as vmlinuz/initrd.img.
+#   --grub  a bootable disk instead of a bare filesystem: grub-pc from the
+#           Debian archive is installed before the DEBs (so its kernel hooks
+#           run update-grub once grub.cfg exists), the filesystem goes into
+#           partition 1 of disk.img (MBR, 1 MiB gap for GRUB's core image;
+#           fstab names /dev/vda1), and /etc/default/grub.d/vmtest.cfg puts
+#           the console on ttyS0 and vmtest.run=1 on every kernel command
+#           line. GRUB itself is installed by the first boot (grub-install
+#           /dev/vda; update-grub), as on a real host; see tests/canary.
 # Reads: OUT (default out/ of this repo), VM_SMOKE_TIMEOUT (smoke timeout_s
 #        in the guest profile, default 300), VMTEST_ROOTFS_KEEP (images kept in
 #        the cache, newest first, default 4), plus what tools/pkg/mkchroot.sh reads.
@@ -22,9 +31,11 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 out=${OUT:-$top/out}
 size=2048
+grub=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--size) [ $# -ge 2 ] || usage; size=$2; shift 2 ;;
+	--grub) grub=1; shift ;;
 	-h|--help) usage ;;
 	--) shift; break ;;
 	-*) echo "ERROR: mkrootfs: unknown option '$1'" >&2; exit 2 ;;
@@ -42,7 +53,7 @@ mkchroot=$top/tools/pkg/mkchroot.sh
 [ -x "$mkchroot" ] || { echo "ERROR: mkrootfs: needs $mkchroot (the shared chroot builder)" >&2; exit 1; }
 export OUT=$out
 base=$("$mkchroot" tarball | tail -n 1)
-key=$( { echo "$base $size ${VM_SMOKE_TIMEOUT:-300}"; sha256sum "$0" "$here/vmtest-run" "$here"/vmtest-*.service | cut -d' ' -f1;
+key=$( { echo "$base $size ${VM_SMOKE_TIMEOUT:-300} grub=$grub"; sha256sum "$0" "$here/vmtest-run" "$here"/vmtest-*.service | cut -d' ' -f1;
 	for deb in "$@"; do sha256sum < "$deb"; done; } | sha256sum | cut -c1-16)
 dest=$out/vm/rootfs/$key
 if [ -f "$dest/done" ]; then
@@ -108,6 +119,23 @@ echo "mkrootfs: dpkg -i, in this order: $(cd "$root/vmtest-debs" && echo *.deb)"
 printf '#!/bin/sh\nexit 101\n' > "$root/usr/sbin/policy-rc.d"
 chmod 0755 "$root/usr/sbin/policy-rc.d"
 "$mkchroot" mount "$root"
+if [ $grub = 1 ]; then
+	# The package only: no boot sector is written from here (no install
+	# device is chosen), and no grub.cfg exists yet, so neither grub-pc nor
+	# the kernel hooks run update-grub inside the chroot.
+	cp /etc/resolv.conf "$root/etc/resolv.conf"
+	echo "mkrootfs: apt-get install grub-pc (from the archive)" >&2
+	if ! chroot "$root" sh -c 'printf "%s\n" "grub-pc grub-pc/install_devices multiselect" \
+			"grub-pc grub-pc/install_devices_empty boolean true" | debconf-set-selections &&
+		apt-get -q update && apt-get -q -y --no-install-recommends install grub-pc' \
+		> "$work/apt.log" 2>&1 </dev/null; then
+		tail -n 30 "$work/apt.log" >&2
+		echo "ERROR: mkrootfs: apt-get install grub-pc failed (log above)" >&2
+		exit 1
+	fi
+	chroot "$root" apt-get -q clean >/dev/null
+	rm -rf "$root/var/lib/apt/lists/"*_Packages
+fi
 if ! PATH=/usr/sbin:/usr/bin:/sbin:/bin LC_ALL=C DEBIAN_FRONTEND=noninteractive \
 	chroot "$root" sh -c 'for deb in /vmtest-debs/*.deb; do dpkg -i "$deb" || exit 1; done' > "$work/dpkg.log" 2>&1; then
 	tail -n 30 "$work/dpkg.log" >&2
@@ -116,13 +144,18 @@ if ! PATH=/usr/sbin:/usr/bin:/sbin:/bin LC_ALL=C DEBIAN_FRONTEND=noninteractive 
 fi
 rm -rf "$root/vmtest-debs" "$root/usr/sbin/policy-rc.d"
 
-# Exactly one kernel, and its postinst must have made the initramfs.
-kernels=$(cd "$root/boot" && ls vmlinuz-* 2>/dev/null || true)
-[ "$(echo "$kernels" | wc -w)" = 1 ] || { echo "ERROR: mkrootfs: want exactly one kernel package among the .debs, /boot has: ${kernels:-nothing}" >&2; exit 1; }
-kver=${kernels#vmlinuz-}
-[ -s "$root/boot/initrd.img-$kver" ] || {
-	tail -n 30 "$work/dpkg.log" >&2
-	echo "ERROR: mkrootfs: installing the kernel package did not make /boot/initrd.img-$kver (no dracut run?)" >&2; exit 1; }
+# Every kernel's postinst must have made its initramfs; the first kernel
+# package given is the exported one.
+kver=
+for deb in "$@"; do
+	k=$(dpkg-deb -c "$deb" | sed -n 's|.* \./boot/vmlinuz-\(.*\)$|\1|p' | head -n 1)
+	[ -n "$k" ] || continue
+	[ -n "$kver" ] || kver=$k
+	[ -s "$root/boot/initrd.img-$k" ] || {
+		tail -n 30 "$work/dpkg.log" >&2
+		echo "ERROR: mkrootfs: installing $(basename "$deb") did not make /boot/initrd.img-$k (no dracut run?)" >&2; exit 1; }
+done
+[ -n "$kver" ] || { echo "ERROR: mkrootfs: no kernel image package (./boot/vmlinuz-*) among the .debs" >&2; exit 1; }
 
 # The operator's profile as the package left it, plus one local key as an
 # operator would add it: the smoke subset's 60 s budget is sized for real
@@ -141,7 +174,21 @@ done
 # A login prompt on ttyS0 would interleave with the command's output.
 ln -sf /dev/null "$root/etc/systemd/system/serial-getty@ttyS0.service"
 echo vmtest > "$root/etc/hostname"
-printf '/dev/vda / ext4 rw 0 1\n' > "$root/etc/fstab"
+if [ $grub = 1 ]; then
+	printf '/dev/vda1 / ext4 rw 0 1\n' > "$root/etc/fstab"
+	mkdir -p "$root/etc/default/grub.d"
+	cat > "$root/etc/default/grub.d/vmtest.cfg" <<'GRUBCFG'
+# vmtest: GRUB and the kernels talk on the serial console; every boot runs the
+# host's command (vmtest-run.service). No menu delay, no other OS probed.
+GRUB_TIMEOUT=0
+GRUB_TERMINAL=serial
+GRUB_SERIAL_COMMAND="serial --unit=0 --speed=115200"
+GRUB_CMDLINE_LINUX_DEFAULT="console=ttyS0 panic=10 systemd.show_status=0 vmtest.run=1"
+GRUB_DISABLE_OS_PROBER=true
+GRUBCFG
+else
+	printf '/dev/vda / ext4 rw 0 1\n' > "$root/etc/fstab"
+fi
 
 cp "$root/boot/vmlinuz-$kver" "$work/vmlinuz"
 cp "$root/boot/initrd.img-$kver" "$work/initrd.img"
@@ -149,10 +196,18 @@ echo "$kver" > "$work/kernelrelease"
 chroot "$root" dpkg-query -W -f='${Package} ${Version} ${Status}\n' > "$work/packages.txt"
 "$mkchroot" umount "$root"
 mkfs.ext4 -q -L vmroot -d "$root" "$work/rootfs.img" "${size}M"
+if [ $grub = 1 ]; then
+	# MBR with one bootable Linux partition from 1 MiB; the gap before it
+	# holds GRUB's core image once grub-install ran in the guest.
+	truncate -s $((size + 1))M "$work/disk.img"
+	printf 'label: dos\nstart=2048, type=83, bootable\n' | sfdisk -q "$work/disk.img"
+	dd if="$work/rootfs.img" of="$work/disk.img" bs=1M seek=1 conv=notrunc,sparse status=none
+	rm -f "$work/rootfs.img"
+fi
 remove_root=$root
 awk -v w="$remove_root/" 'index($2, w) == 1 {found = 1} END {exit found}' /proc/mounts || { echo "ERROR: mkrootfs: mounts left under $remove_root" >&2; exit 1; }
 rm -rf "$remove_root"
-rm -f "$work/dpkg.log"
+rm -f "$work/dpkg.log" "$work/apt.log"
 touch "$work/done"
 rm -rf "$dest"
 mv "$work" "$dest"

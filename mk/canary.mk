@@ -1,0 +1,10 @@
+# Canary boot with automatic rollback: `mmbatchctl canary KVER` (tools/canary/)
+# boots a newly installed kernel once through GRUB; mmbatch-canary.service
+# makes it the default only when its first-boot smoke run passed, otherwise
+# the machine goes back to the previous kernel. README "Canary boots".
+
+## test: check-canary  mmbatchctl against real GRUB tools on scratch trees, then the whole cycle in a VM: a kernel built to fail the smoke gate rolls back, a good one becomes the default
+PHONY += check-canary
+check-canary: | deps-vm deps-packages deps-canary
+	@$(TOP)/tests/canary/run.sh
+CHECK_STAGES += check-canary

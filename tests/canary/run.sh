@@ -1,0 +1,34 @@
+#!/bin/bash
+# `make check-canary`: the canary boot with automatic rollback, timed by part:
+#  1. tests/canary/ctl_test.sh   mmbatchctl on scratch trees with the real GRUB
+#                                tools, plus a broken mmbatchctl it must catch;
+#  2. tests/canary/vm_run.sh     the whole cycle on a booted VM (GRUB on a
+#                                disk, five boots): a kernel built to fail the
+#                                smoke gate rolls back by itself, a good one
+#                                becomes the default.
+# Reads: TOP, OUT, MAKE, CANARY_TESTS (subset of: ctl vm; default both), and
+# what vm_run.sh reads.
+set -eu
+TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+export TOP OUT=${OUT:-$TOP/out}
+# The pipeline's knobs must not leak in from the caller's make command line.
+unset BASE FLAVOR SRC NR_CPUS LOCALVERSION PATCHES EXTRA_PATCHES FRAGMENTS SIGN_KEY KBUILD_SIGN_PIN DISTCC_HOSTS BUILD_TARGETS
+wanted() { [ -z "${CANARY_TESTS:-}" ] || [[ " $CANARY_TESTS " == *" $1 "* ]]; }
+failed=()
+for part in ctl vm; do
+	wanted "$part" || continue
+	t0=$SECONDS
+	case $part in
+	ctl) echo "check-canary: mmbatchctl against the GRUB tools (tests/canary/ctl_test.sh)" ;;
+	vm) echo "check-canary: the canary cycle in a VM (tests/canary/vm_run.sh)" ;;
+	esac
+	script=$TOP/tests/canary/${part}_test.sh
+	[ "$part" = vm ] && script=$TOP/tests/canary/vm_run.sh
+	bash "$script" || failed+=("$part")
+	echo "check-canary: $part: $((SECONDS - t0)) s"
+done
+if [ ${#failed[@]} -gt 0 ]; then
+	echo "check-canary: FAILED: ${failed[*]}"
+	exit 1
+fi
+echo "check-canary: passed"
