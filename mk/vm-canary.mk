@@ -2,6 +2,9 @@
 # boots a newly installed kernel once through GRUB; mmbatch-canary.service
 # makes it the default only when its first-boot smoke run passed, otherwise
 # the machine goes back to the previous kernel. README "Canary boots".
+#
+# (Named to sort before mk/vm.mk: mk/*.mk are included in name order, so
+# check-canary runs after the packaging and rollout stages and before check-vm.)
 
 ## test: check-canary  mmbatchctl against real GRUB tools on scratch trees, then the whole cycle in a VM: a kernel built to fail the smoke gate rolls back, a good one becomes the default
 PHONY += check-canary
