@@ -51,8 +51,13 @@ provision)
 		'  benchmarks: [integrity]' '  threshold_pct: 100' '  timeout_s: 600' >> /etc/mmbatch/mmbatchd.yaml
 	err=$(mmbatchd --check /etc/mmbatch/mmbatchd.yaml 2>&1 >/dev/null); rc=$?
 	vm_expect "mmbatchd --check of the edited profile" 0 "$rc${err:+ ($err)}"
-	# GOOD's own first-boot smoke ran before this command (the baseline).
+	# GOOD's own first-boot smoke ran before this command, with the
+	# shipped benchmark list; run it again with the edited one, so that
+	# NEW's result has a comparable baseline.
 	vm_expect "first-boot smoke verdict of $good" pass "$(sed -n 's/^result=//p' "$state/verdict/$good" 2>&1)"
+	: > "$state/pending/$good"
+	vm_expect "mmbatch-smoke.service again on $good (the edited list)" 0 "$(systemctl start mmbatch-smoke.service 2>&1; echo $?)"
+	vm_expect "smoke verdict of $good with the edited list" pass "$(sed -n 's/^result=//p' "$state/verdict/$good" 2>&1)"
 	# Refusals leave GRUB alone.
 	before=$(env_list | sort | paste -sd' ')
 	vm_expect_match "canary of the running kernel is refused" "*is the running kernel*" "$(mmbatchctl canary "$good" 2>&1; echo "exit=$?")"
