@@ -35,10 +35,10 @@ provision)
 	# lists every installed kernel, GRUB_DEFAULT=saved.
 	vm_expect "running kernel (booted directly)" "$good" "$(uname -r)"
 	sed -i 's/^GRUB_DEFAULT=.*/GRUB_DEFAULT=saved/' /etc/default/grub
-	vm_expect "grub-install /dev/vda" 0 "$(grub-install --target=i386-pc /dev/vda >/tmp/gi.log 2>&1; echo $?)"
-	[ -s /tmp/gi.log ] && sed 's/^/  grub-install: /' /tmp/gi.log
-	vm_expect "update-grub" 0 "$(update-grub >/tmp/ug.log 2>&1; echo $?)"
-	sed 's/^/  update-grub: /' /tmp/ug.log
+	vm_expect "grub-install /dev/vda" 0 "$(grub-install --target=i386-pc /dev/vda >"$vm_tmp/gi.log" 2>&1; echo $?)"
+	[ -s "$vm_tmp/gi.log" ] && sed 's/^/  grub-install: /' "$vm_tmp/gi.log"
+	vm_expect "update-grub" 0 "$(update-grub >"$vm_tmp/ug.log" 2>&1; echo $?)"
+	sed 's/^/  update-grub: /' "$vm_tmp/ug.log"
 	for k in "$good" "$bad" "$new"; do
 		vm_expect_match "grub.cfg has an entry for $k" "gnulinux-advanced-*>gnulinux-$k-advanced-*" "$(entry "$k")"
 	done
