@@ -11,8 +11,9 @@
 set -eu
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 export TOP OUT=${OUT:-$TOP/out}
-# The pipeline's knobs must not leak in from the caller's make command line.
-unset BASE FLAVOR SRC NR_CPUS LOCALVERSION PATCHES EXTRA_PATCHES FRAGMENTS SIGN_KEY KBUILD_SIGN_PIN DISTCC_HOSTS BUILD_TARGETS
+# shellcheck source=tests/lib/knobs.sh
+. "$TOP/tests/lib/knobs.sh"
+unset_pipeline_knobs BASE FLAVOR
 wanted() { [ -z "${CANARY_TESTS:-}" ] || [[ " $CANARY_TESTS " == *" $1 "* ]]; }
 failed=()
 for part in ctl vm; do

@@ -18,7 +18,9 @@ TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 OUT=${OUT:-$TOP/out}
 export TOP OUT
 make_cmd=${MAKE:-make}
-unset SRC NR_CPUS LOCALVERSION PATCHES EXTRA_PATCHES FRAGMENTS SIGN_KEY JOBS CCACHE_PREFIX DISTCC_HOSTS
+# shellcheck source=tests/lib/knobs.sh
+. "$TOP/tests/lib/knobs.sh"
+unset_pipeline_knobs JOBS CCACHE_PREFIX
 export BASE=6.12 FLAVOR=guest
 targets=${DISTCC_TEST_TARGETS:-mm/}
 min=${DISTCC_TEST_MIN:-3}

@@ -21,7 +21,9 @@ BASE=${BASE:-6.12}
 FLAVOR=${FLAVOR:-guest}
 JOBS=${JOBS:-$(nproc)}
 export TOP OUT BASE FLAVOR JOBS
-unset SRC NR_CPUS LOCALVERSION PATCHES EXTRA_PATCHES FRAGMENTS KB_BUILD_DIR SIGN_KEY KBUILD_SIGN_PIN DISTCC_HOSTS BUILD_TARGETS
+# shellcheck source=tests/lib/knobs.sh
+. "$TOP/tests/lib/knobs.sh"
+unset_pipeline_knobs
 kb=$TOP/tools/kbuild
 
 usage() { echo "usage: [BASE=6.12] [FLAVOR=guest] [JOBS=N] [BENCH_TARGETS='mm/'] bench.sh" >&2; exit 2; }

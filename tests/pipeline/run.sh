@@ -27,8 +27,9 @@ fx=$TOP/tests/pipeline/fixtures
 kb=$TOP/tools/kbuild
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-# The knobs must not leak in from the caller's make command line.
-unset SRC NR_CPUS LOCALVERSION PATCHES EXTRA_PATCHES FRAGMENTS SIGN_KEY PATCHES_ROOT BASES
+# shellcheck source=tests/lib/knobs.sh
+. "$TOP/tests/lib/knobs.sh"
+unset_pipeline_knobs
 wanted() { [ -z "${PIPELINE_TESTS:-}" ] || [[ " $PIPELINE_TESTS " == *" $1 "* ]]; }
 
 if wanted source; then

@@ -47,8 +47,9 @@ if [ -z "$real_pkg" ]; then
 fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-# The pipeline's knobs must not leak in from the caller's make command line.
-unset SRC NEW_SRC REBASE_BUILD REBASE_FUZZ NR_CPUS LOCALVERSION PATCHES EXTRA_PATCHES FRAGMENTS PATCHES_ROOT BASES MAKEFLAGS MFLAGS
+# shellcheck source=tests/lib/knobs.sh
+. "$TOP/tests/lib/knobs.sh"
+unset_pipeline_knobs NEW_SRC REBASE_BUILD REBASE_FUZZ MAKEFLAGS MFLAGS
 FIXTURE_BASE=6.12 SERIES_DIR=$TOP/patches/6.12
 p0010=0010-mm-derive-the-folio_batch-size-from-CONFIG_NR_CPUS.patch
 p0020=0020-mm-add-proc-sys-vm-drain_percpu-to-empty-the-per-CPU.patch

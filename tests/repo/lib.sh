@@ -4,10 +4,12 @@
 # throwaway keys, and the package lists the tests publish.
 # Reads: TOP, OUT, PKG_OUT (default $OUT/packages).
 
+TOP=${TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 # The tests name their kernels themselves (6.12 guest, and the next series):
 # knobs from the caller's environment would build something else.
-unset SRC NR_CPUS LOCALVERSION PATCHES EXTRA_PATCHES FRAGMENTS SIGN_KEY PATCHES_ROOT KB_BUILD_DIR PKG_BUILD_DIR
-TOP=${TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+# shellcheck source=tests/lib/knobs.sh
+. "$TOP/tests/lib/knobs.sh"
+unset_pipeline_knobs PKG_BUILD_DIR
 OUT=${OUT:-$TOP/out}
 PKG_OUT=${PKG_OUT:-$OUT/packages}
 export TOP OUT

@@ -22,8 +22,9 @@ TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 OUT=${OUT:-$TOP/out}
 export TOP OUT
 make_cmd=${MAKE:-make}
-# The knobs must not leak in from the caller's make command line.
-unset SRC NR_CPUS LOCALVERSION PATCHES EXTRA_PATCHES FRAGMENTS SIGN_KEY KBUILD_SIGN_PIN DISTCC_HOSTS BUILD_TARGETS
+# shellcheck source=tests/lib/knobs.sh
+. "$TOP/tests/lib/knobs.sh"
+unset_pipeline_knobs
 export BASE=6.12 FLAVOR=guest
 T=$(mktemp -d)
 # shellcheck source=tests/lib/assert.sh

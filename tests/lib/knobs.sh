@@ -1,0 +1,11 @@
+# shellcheck shell=bash
+# The kernel pipeline's knobs (tools/kbuild/lib.sh; README "Kernel
+# pipeline"): a test stage names the kernels it builds itself, so values from
+# the caller's make command line or environment must not reach those builds.
+# Sourced by the stages that build kernels.
+#   unset_pipeline_knobs [NAME...]   unsets every knob, and the NAMEs given
+
+unset_pipeline_knobs() {
+	unset SRC NR_CPUS LOCALVERSION PATCHES EXTRA_PATCHES FRAGMENTS SIGN_KEY KBUILD_SIGN_PIN \
+		DISTCC_HOSTS BUILD_TARGETS PATCHES_ROOT BASES KB_BUILD_DIR "$@"
+}
