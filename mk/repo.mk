@@ -6,16 +6,18 @@
 #
 # Knobs: REPO_KEY (required), REPO_KEY_PASSFILE, REPO_URL (where clients
 # fetch out/repo/ from; default its file:// path), REPO_SUITE (bookworm),
-# REPO_ORIGIN, REPO_OUT, REPO_PACKAGES, REPO_REPLACE=1.
+# REPO_ORIGIN, REPO_OUT, REPO_PACKAGES, REPO_REPLACE=1, REPO_VALID_DAYS (7:
+# the apt Release's Valid-Until is its Date + that; every `make repo` re-signs
+# it, so run it again, e.g. daily, well within that time).
 
-export REPO_KEY REPO_KEY_PASSFILE REPO_URL REPO_SUITE REPO_ORIGIN REPO_OUT REPO_PACKAGES REPO_REPLACE
+export REPO_KEY REPO_KEY_PASSFILE REPO_URL REPO_SUITE REPO_ORIGIN REPO_OUT REPO_PACKAGES REPO_REPLACE REPO_VALID_DAYS
 
-## build: repo  signed apt + yum repositories of out/packages/ into out/repo/ (REPO_KEY=FILE|ID|generate; run 'make packages' first)
+## build: repo  signed apt + yum repositories of out/packages/ into out/repo/ (REPO_KEY=FILE|ID|generate; run 'make packages' first; re-run within REPO_VALID_DAYS=7)
 PHONY += repo
 repo: | deps-repo
 	@$(TOP)/tools/repo/mkrepo.sh
 
-## test: check-repo  throwaway key: signed repos of the 6.12 guest packages, apt install + upgrade to a newer series in the chroot, tampered signatures rejected, rpm -K
+## test: check-repo  throwaway key: signed repos of the 6.12 guest packages, apt install + upgrade to a newer series in the chroot, tampered signatures rejected, rpm -K, expired Release rejected
 PHONY += check-repo
 check-repo: tools | deps-repo deps-packages
 	@$(TOP)/tests/repo/run.sh

@@ -8,6 +8,10 @@
 #   4. apt_test.sh   chroot: tampered repos rejected by apt-get update,
 #                    install of the meta-package + mmbatchd, the next series
 #                    version built and reached by apt-get full-upgrade
+#   5. expiry_test.sh  REPO_VALID_DAYS refusals, Date/Valid-Until in the
+#                    signed Release, re-signed on every run; chroot: apt-get
+#                    update refuses an expired, correctly signed Release
+#                    (a tiny .deb of its own: runs even if step 1 failed)
 # Prints each step with its time; exit 1 when any failed.
 # Reads: TOP, OUT, MAKE, PKG_OUT (and what the tests read).
 set -eu
@@ -42,6 +46,7 @@ if [ ${#failed[@]} -eq 0 ]; then
 	step "yum repo: rpm -K, repomd.xml.asc, createrepo_c --update twice (${#rpms[@]} RPMs)" "$here/rpm_test.sh" "${rpms[@]}"
 	step "apt repo in the Debian 12 chroot: signatures, install, upgrade to the next series" "$here/apt_test.sh"
 fi
+step "apt Release expiry (Valid-Until, REPO_VALID_DAYS) in the Debian 12 chroot" "$here/expiry_test.sh"
 if [ ${#failed[@]} -gt 0 ]; then
 	echo "check-repo: FAILED: ${failed[*]}"
 	exit 1

@@ -3,7 +3,8 @@
 # $REPO_OUT (default out/repo/):
 #   deb/pool/main/*.deb                   every .deb ever added (older kernels stay
 #                                         installable; a re-added file must be identical)
-#   deb/dists/$REPO_SUITE/{Release,InRelease,Release.gpg}
+#   deb/dists/$REPO_SUITE/{Release,InRelease,Release.gpg}   re-signed on every run
+#                                         (Date, Valid-Until = Date + REPO_VALID_DAYS)
 #   deb/dists/$REPO_SUITE/main/binary-amd64/Packages{,.gz}
 #   rpm/*.rpm                             signed copies (rpmsign, same key)
 #   rpm/repodata/{repomd.xml,repomd.xml.asc,...}   createrepo_c --update
@@ -25,7 +26,23 @@
 # REPO_PACKAGES (default $OUT/packages), REPO_URL (where clients reach
 # REPO_OUT; default file://REPO_OUT), REPO_SUITE (default bookworm),
 # REPO_ORIGIN (default mmbatch), REPO_REPLACE=1 (let a changed package replace
-# a published one of the same file name: clients that cached it then fail).
+# a published one of the same file name: clients that cached it then fail),
+# REPO_VALID_DAYS (default 7: how long apt accepts the signed Release).
+#
+# The apt Release carries Date (when it was signed) and Valid-Until (Date +
+# REPO_VALID_DAYS days): apt refuses a Release past its Valid-Until, so a
+# mirror or attacker that keeps serving an old, still correctly signed
+# Release (freeze/replay) is found out within that time. Every run re-signs
+# it, new packages or not: re-run `make repo` (e.g. daily from cron) well
+# within REPO_VALID_DAYS, or clients stop updating from the repository.
+#
+# Reproducibility: Date is the wall-clock signing time on purpose, not
+# SOURCE_DATE_EPOCH (apt-ftparchive ignores that variable, and a Release
+# dated at the source's time would expire counted from the commit, not from
+# the publish). So Release, InRelease and Release.gpg differ from run to
+# run, as the signatures always did (gpg stamps its creation time); what is
+# reproducible stays so: the packages, and Packages{,.gz}, which are a pure
+# function of the pool and are byte-identical when the pool did not change.
 set -eu
 
 usage() {
@@ -41,6 +58,15 @@ REPO_SUITE=${REPO_SUITE:-bookworm}
 REPO_ORIGIN=${REPO_ORIGIN:-mmbatch}
 component=main
 deb_arch=amd64
+# 1..3650 days: past ten years the expiry protects nothing.
+valid_days_default=7
+if [ -z "${REPO_VALID_DAYS:-}" ]; then
+	REPO_VALID_DAYS=$valid_days_default valid_days_note=" (the default)"
+else
+	[[ "$REPO_VALID_DAYS" =~ ^[1-9][0-9]{0,3}$ ]] && [ "$REPO_VALID_DAYS" -le 3650 ] ||
+		repo_die "repo: REPO_VALID_DAYS='$REPO_VALID_DAYS': expected a whole number of days from 1 to 3650 (how long apt accepts the signed Release)"
+	valid_days_note=
+fi
 
 # Inputs first: the key and every package, before anything is written.
 work=$(mktemp -d)
@@ -139,7 +165,16 @@ publish_deb() {
 		-o APT::FTPArchive::Release::Architectures="$deb_arch" \
 		-o APT::FTPArchive::Release::Components="$component" \
 		-o APT::FTPArchive::Release::Description="mmbatch kernels and tools" \
+		-o APT::FTPArchive::Release::ValidTime=$((REPO_VALID_DAYS * 86400)) \
 		release .) >"$work/Release"
+	# Read back: Date and Valid-Until, REPO_VALID_DAYS apart.
+	local date valid_until
+	date=$(sed -n 's/^Date: //p' "$work/Release")
+	valid_until=$(sed -n 's/^Valid-Until: //p' "$work/Release")
+	[ -n "$date" ] && [ -n "$valid_until" ] ||
+		repo_die "repo: apt-ftparchive wrote no Date or no Valid-Until (Date: '$date', Valid-Until: '$valid_until')"
+	[ $(($(date -u -d "$valid_until" +%s) - $(date -u -d "$date" +%s))) -eq $((REPO_VALID_DAYS * 86400)) ] ||
+		repo_die "repo: Release: Valid-Until '$valid_until' is not Date '$date' + $REPO_VALID_DAYS days"
 	mv "$work/Release" "$dist/Release"
 	sign_clear "$dist/Release" "$dist/InRelease"
 	sign_detached "$dist/Release" "$dist/Release.gpg" --armor
@@ -148,7 +183,7 @@ publish_deb() {
 	[ ! -d "$root/dists/$REPO_SUITE" ] || mv "$root/dists/$REPO_SUITE" "$root/dists.old"
 	mv "$dist" "$root/dists/$REPO_SUITE"
 	rm -rf "$root/dists.old" "$new"
-	repo_note "repo: apt: ${#deb_new[@]} new of ${#debs[@]} .deb, $(grep -c '^Package: ' "$root/dists/$REPO_SUITE/$component/binary-$deb_arch/Packages") in the index, signed (InRelease, Release.gpg)"
+	repo_note "repo: apt: ${#deb_new[@]} new of ${#debs[@]} .deb, $(grep -c '^Package: ' "$root/dists/$REPO_SUITE/$component/binary-$deb_arch/Packages") in the index, signed (InRelease, Release.gpg), valid until $valid_until (REPO_VALID_DAYS=$REPO_VALID_DAYS$valid_days_note): publish again before then"
 }
 
 # rpm_signed_by_us RPM: its header signature was made by REPO_KEY.
@@ -246,8 +281,10 @@ sign_rpm
 # The public key goes out first: a client that fetches the new signatures
 # finds the key that made them.
 write_clients
-# A format without new packages keeps its signed index as it is.
-if [ ${#debs[@]} -gt 0 ] || [ ! -d "$REPO_OUT/deb/dists" ]; then publish_deb; fi
+# The apt Release expires: every run signs a fresh one (the Packages index,
+# made from the unchanged pool, stays byte for byte the same). The yum
+# metadata has no expiry: without new RPMs it keeps its signed index as it is.
+publish_deb
 if [ ${#rpms[@]} -gt 0 ] || [ ! -d "$REPO_OUT/rpm/repodata" ]; then publish_rpm; fi
 repo_note "repo: $REPO_OUT ready in $((SECONDS - t0)) s (key $REPO_KEY_FPR, clients: mmbatch.sources, mmbatch.repo)"
 echo "$REPO_OUT"

@@ -1,0 +1,184 @@
+#!/bin/bash
+# shellcheck disable=SC2154  # rc and rc_out are set by rt_run (printf -v)
+# The apt Release of tools/repo/mkrepo.sh expires (freeze/replay attacks: a
+# mirror that keeps serving an old, correctly signed Release). With a tiny
+# .deb made here (no kernel build) and a throwaway key:
+#   1. REPO_VALID_DAYS=0, -1, abc, 7d, 08, 3651: refused with one ERROR line
+#      naming REPO_VALID_DAYS, exit non-zero; nothing written to a new repo,
+#      an existing repo left byte for byte as it was;
+#   2. the signed Release (InRelease, verified with gpgv and the published
+#      keyring) has Date and Valid-Until = Date + REPO_VALID_DAYS days
+#      (default 7);
+#   3. mkrepo again with the same package re-signs it: a later Date and
+#      Valid-Until, the Packages index byte-identical;
+#   4. in the cached Debian 12 chroot (tools/pkg/mkchroot.sh), with the
+#      published key and mmbatch.sources as they are: `apt-get update`
+#      accepts the fresh repo; a Release made by the same tool
+#      (apt-ftparchive release, same fields, ValidTime=-3600) and properly
+#      signed with the repo key, so only its expiry is wrong, is refused with
+#      apt's "expired" error and a non-zero exit, and its index is not used.
+#   expiry_test.sh
+# Reads: TOP, OUT. Needs root (chroot).
+set -eu
+
+usage() { echo "usage: expiry_test.sh" >&2; exit 2; }
+[ $# -eq 0 ] || usage
+. "$(dirname "$0")/lib.sh"
+mkchroot=$TOP/tools/pkg/mkchroot.sh
+
+mkdir -p "$OUT/tmp"
+work=$(mktemp -d "$OUT/tmp/repo-expiry-test.XXXXXX")
+root=$work/root
+cleanup() {
+	rt_cleanup_keys
+	"$mkchroot" umount "$root"
+	rm -rf --one-file-system "$work"
+}
+trap cleanup EXIT
+repo=$work/repo
+chroot_repo=/srv/mmbatch-repo
+probe=mmbatch-expiry-probe
+
+# A tiny package to publish.
+mkdir -p "$work/probe/DEBIAN"
+cat >"$work/probe/DEBIAN/control" <<EOF
+Package: $probe
+Version: 1
+Architecture: all
+Maintainer: mmbatch tests <test@mmbatch.example.org>
+Description: empty package for the Release expiry test
+EOF
+dpkg-deb --root-owner-group -Zgzip --build "$work/probe" "$work/${probe}_1_all.deb" >/dev/null
+deb=$work/${probe}_1_all.deb
+
+rt_make_key "$work/key" "mmbatch expiry test key"
+# mkrepo ENV...: publish the probe into $repo with ENV; status in rc.
+mkrepo() {
+	rt_run rc env -u REPO_VALID_DAYS REPO_KEY="$work/key/key.asc" REPO_OUT="$repo" \
+		REPO_URL="file://$chroot_repo" "$@" "$MKREPO" "$deb"
+}
+rel=$repo/deb/dists/bookworm
+field() { sed -n "s/^$1: //p" "$2"; }
+# span FROM TO: seconds from date FROM to date TO, or why there are none.
+span() {
+	local a b
+	if [ -n "$1" ] && [ -n "$2" ] && a=$(date -u -d "$1" +%s 2>/dev/null) && b=$(date -u -d "$2" +%s 2>/dev/null); then
+		echo $((b - a))
+	else
+		echo "no dates ('$1', '$2')"
+	fi
+}
+# later WHAT FROM TO: TO is a later date than FROM.
+later() {
+	local s
+	s=$(span "$2" "$3")
+	if [[ "$s" =~ ^[0-9]+$ ]] && [ "$s" -gt 0 ]; then
+		t_pass "$1: '$2' -> '$3'"
+	else
+		t_fail "$1: expected a later date than '$2', got '$3' ($s s)"
+	fi
+}
+tree_sums() { (cd "$1" && find . -type f -print0 | sort -z | xargs -0 sha256sum); }
+
+echo "- REPO_VALID_DAYS refusals (nothing written)"
+for bad in 0 -1 abc 7d 08 3651; do
+	rm -rf "$repo"
+	mkrepo REPO_VALID_DAYS="$bad"
+	t_fails "REPO_VALID_DAYS=$bad, new repo" "$rc" "$rc_out" "^ERROR: repo: REPO_VALID_DAYS='$(t_re "$bad")': "
+	t_eq "REPO_VALID_DAYS=$bad: lines printed" 1 "$(printf '%s\n' "$rc_out" | grep -c .)"
+	t_nofile "REPO_VALID_DAYS=$bad: repo" "$repo"
+done
+rm -rf "$repo"
+mkrepo
+t_ok "mkrepo, REPO_VALID_DAYS unset" "$rc" "$rc_out"
+t_match "mkrepo says until when" "$rc_out" "valid until .*REPO_VALID_DAYS=7 \(the default\)"
+before=$(tree_sums "$repo")
+mkrepo REPO_VALID_DAYS=-1
+t_fails "REPO_VALID_DAYS=-1, existing repo" "$rc" "$rc_out" "^ERROR: repo: REPO_VALID_DAYS='-1': "
+t_same "existing repo after the refusal" "$before" "$(tree_sums "$repo")"
+
+echo "- Date and Valid-Until in the signed Release"
+# signed_release: the Release text inside InRelease, once gpgv verified it
+# with the published keyring (empty when it does not verify).
+signed_release() {
+	gpgv --keyring "$repo/mmbatch-archive-keyring.gpg" --output - "$rel/InRelease" 2>/dev/null || true
+}
+t_match "InRelease verifies with the published keyring (default validity)" "$(signed_release)" '^Origin: mmbatch$'
+d=$(signed_release | sed -n 's/^Date: //p') v=$(signed_release | sed -n 's/^Valid-Until: //p')
+t_match "signed Date" "Date: $d" '^Date: [A-Z][a-z]{2}, [0-9]{2} [A-Z][a-z]{2} [0-9]{4} [0-9:]{8} \+0000$'
+t_match "signed Valid-Until" "Valid-Until: $v" '^Valid-Until: [A-Z][a-z]{2}, [0-9]{2} [A-Z][a-z]{2} [0-9]{4} [0-9:]{8} \+0000$'
+t_eq "Valid-Until - Date, default (s)" $((7 * 86400)) "$(span "$d" "$v")"
+age=$(span "$d" "$(date -u -R)")
+t_eq "Date is the signing time (0..120 s ago)" yes "$([[ "$age" =~ ^[0-9]+$ ]] && [ "$age" -le 120 ] && echo yes || echo "no: Date '$d', $age s ago")"
+
+rm -rf "$repo"
+mkrepo REPO_VALID_DAYS=2
+t_ok "mkrepo REPO_VALID_DAYS=2" "$rc" "$rc_out"
+d1=$(signed_release | sed -n 's/^Date: //p') v1=$(signed_release | sed -n 's/^Valid-Until: //p')
+t_eq "Valid-Until - Date, REPO_VALID_DAYS=2 (s)" $((2 * 86400)) "$(span "$d1" "$v1")"
+packages1=$(cat "$rel/main/binary-amd64/Packages" "$rel/main/binary-amd64/Packages.gz" | sha256sum)
+
+echo "- make repo again, no new package: a fresh signature"
+sleep 2
+mkrepo REPO_VALID_DAYS=2
+t_ok "mkrepo again, same package" "$rc" "$rc_out"
+d2=$(signed_release | sed -n 's/^Date: //p') v2=$(signed_release | sed -n 's/^Valid-Until: //p')
+later "Date moved on" "$d1" "$d2"
+later "Valid-Until moved on" "$v1" "$v2"
+t_eq "Packages, Packages.gz unchanged" "$packages1" "$(cat "$rel/main/binary-amd64/Packages" "$rel/main/binary-amd64/Packages.gz" | sha256sum)"
+t_match "Release.gpg verifies" "$(gpgv --keyring "$repo/mmbatch-archive-keyring.gpg" "$rel/Release.gpg" "$rel/Release" 2>&1 || echo FAILED)" 'Good signature'
+
+echo "- apt in the Debian 12 chroot"
+t0=$SECONDS
+"$mkchroot" unpack "$root"
+"$mkchroot" mount "$root"
+echo "$T_NAME: chroot unpacked and mounted in $((SECONDS - t0)) s"
+in_root() { chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LC_ALL=C DEBIAN_FRONTEND=noninteractive "$@"; }
+rm -f "$root/etc/apt/sources.list" "$root"/etc/apt/sources.list.d/*
+install -D -m 0644 "$repo/mmbatch-archive-keyring.gpg" "$root/etc/apt/keyrings/mmbatch-archive-keyring.gpg"
+install -m 0644 "$repo/mmbatch.sources" "$root/etc/apt/sources.list.d/mmbatch.sources"
+to_chroot() {
+	rm -rf "$root$chroot_repo"
+	cp -a "$repo" "$root$chroot_repo"
+}
+apt_update() {
+	rm -rf "$root/var/lib/apt/lists"
+	mkdir -p "$root/var/lib/apt/lists/partial"
+	rt_run rc in_root apt-get update
+}
+dist=$root$chroot_repo/deb/dists/bookworm
+
+to_chroot
+apt_update
+t_ok "apt-get update, fresh repo" "$rc" "$rc_out"
+t_lacks "apt-get update output, fresh repo" "$rc_out" '^(W|E|Err):'
+rt_run rc in_root apt-cache show "$probe"
+t_ok "apt-cache show $probe (the index was taken)" "$rc" "$rc_out"
+
+# The same tool, the same fields, a validity that ended an hour ago; signed
+# with the repo key: a replayed Release that once was valid.
+to_chroot
+rm "$dist/InRelease" "$dist/Release" "$dist/Release.gpg"
+opts=()
+for f in Origin Label Suite Codename Architectures Components Description; do
+	opts+=(-o "APT::FTPArchive::Release::$f=$(field "$f" "$rel/Release")")
+done
+(cd "$dist" && apt-ftparchive "${opts[@]}" -o APT::FTPArchive::Release::ValidTime=-3600 release .) >"$work/Release.expired"
+mv "$work/Release.expired" "$dist/Release"
+GNUPGHOME=$work/key/gnupg gpg --batch --yes --quiet --digest-algo SHA256 --clearsign -o "$dist/InRelease" "$dist/Release"
+GNUPGHOME=$work/key/gnupg gpg --batch --yes --quiet --digest-algo SHA256 --armor --detach-sign -o "$dist/Release.gpg" "$dist/Release"
+t_same "expired Release = published one but for Date and Valid-Until" \
+	"$(grep -Ev '^(Date|Valid-Until):' "$rel/Release")" "$(grep -Ev '^(Date|Valid-Until):' "$dist/Release")"
+t_eq "expired Release: Valid-Until - Date (s)" -3600 "$(span "$(field Date "$dist/Release")" "$(field Valid-Until "$dist/Release")")"
+t_match "expired InRelease verifies with the repo keyring" \
+	"$(gpgv --keyring "$repo/mmbatch-archive-keyring.gpg" "$dist/InRelease" 2>&1 || echo FAILED)" 'Good signature'
+apt_update
+t_fails "apt-get update, expired Release (InRelease)" "$rc" "$rc_out" '^E: Release file for .* is (expired|no longer valid)'
+printf '%s\n' "$rc_out" | sed -n 's/^/    apt: /p' | grep -E '^    apt: (E|W|Err):' || true
+rt_run rc in_root apt-cache show "$probe"
+t_fails "apt-cache show $probe after the refused update (index not used)" "$rc" "$rc_out" "No packages found|Unable to locate"
+
+rm "$dist/InRelease"
+apt_update
+t_fails "apt-get update, expired Release (Release.gpg only)" "$rc" "$rc_out" '^E: Release file for .* is (expired|no longer valid)'
+t_done
