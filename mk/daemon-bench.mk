@@ -13,10 +13,14 @@ $(BIN_DIR)/mmbatchd-memtouch: $(MBD_HELPER_DIR)/exit_memtouch.c | deps-base
 	@mkdir -p $(@D) && $(CC) $(MBD_HELPER_CFLAGS) -o $@ $<
 check-daemon: $(BIN_DIR)/mmbatchd-memtouch
 
-## test: check-daemon-unit-file  systemd-analyze verify of systemd/mmbatchd.service
+# The daemon's --list-keys is the allowlist the unit's /proc/sys
+# ReadWritePaths= must equal, hence the binary.
+MBD_UNITS := $(addprefix $(TOP)/systemd/,mmbatchd.service mmbatch-smoke.service mmbatch-canary.service)
+
+## test: check-daemon-unit-file  systemd-analyze verify + security of the three units; /proc/sys paths = mmbatchd --list-keys
 PHONY += check-daemon-unit-file
-check-daemon-unit-file: | deps-daemon-bench
-	@$(TOP)/tools/bench-daemon/verify-unit.sh $(TOP)/systemd/mmbatchd.service
+check-daemon-unit-file: $(BIN_DIR)/mmbatchd | deps-daemon-bench
+	@MMBATCHD=$(BIN_DIR)/mmbatchd $(TOP)/tools/bench-daemon/verify-unit.sh $(MBD_UNITS)
 CHECK_STAGES += check-daemon-unit-file
 
 ## bench: bench-daemon  mmbatchd vs TuneD 2.20: RSS, exec-to-applied, idle wake-ups

@@ -1,99 +1,256 @@
 #!/bin/bash
-# Checks systemd/mmbatchd.service: `systemd-analyze verify` in a scratch root
-# (the host's units, a stand-in /usr/sbin/mmbatchd) must pass without a single
-# warning; the lines the contracts and the issue fix must be there (ExecStart,
-# Type=notify, WatchdogSec, ReadWritePaths, RestrictAddressFamilies, ...), the
-# ones the daemon cannot live with must not (ProtectKernelTunables,
-# PrivateNetwork, PrivateUsers); and `systemd-analyze security --offline`
-# must rate it at most UNIT_MAX_EXPOSURE. Prints every check and the score.
-# Works without systemd as PID 1.
-# Reads: UNIT_MAX_EXPOSURE (default 3.0).
+# Checks the systemd units of the mmbatchd package (`make
+# check-daemon-unit-file`), each of:
+#   - `systemd-analyze verify` in a scratch root (the host's units, a stand-in
+#     for every Exec*= binary) passes without a single warning;
+#   - every Documentation=file: path is a file the package installs
+#     (specs/mmbatchd/files.list) and that file mentions the unit's topic;
+#   - the sandbox every unit needs: ProtectSystem=strict together with
+#     ProtectKernelTunables=yes (strict alone leaves /proc and /sys
+#     writable), NoNewPrivileges, SystemCallArchitectures=native,
+#     CapabilityBoundingSet= and SystemCallFilter= set;
+#   - per unit: mmbatchd.service has the lines the contracts fix, keeps
+#     PrivateNetwork/PrivateUsers off (taskstats), and its /proc/sys
+#     ReadWritePaths= are exactly the /proc/sys column of
+#     `$MMBATCHD --list-keys` (the daemon's allowlist), each with '-', and
+#     its other ReadWritePaths= exactly the sysfs trees and the state dir;
+#   - `systemd-analyze security --offline=true` rates it at most its limit.
+# Prints every check and, at the end, the three scores. Works without
+# systemd as PID 1.
+# Reads: MMBATCHD (the daemon binary whose --list-keys is the allowlist;
+#   required when mmbatchd.service is checked), UNIT_MAX_EXPOSURE_MMBATCHD
+#   (default 3.0), UNIT_MAX_EXPOSURE_SMOKE (4.0), UNIT_MAX_EXPOSURE_CANARY
+#   (4.0), UNIT_FILES_LIST (default specs/mmbatchd/files.list of this repo).
 set -eu
 
-usage() { echo "usage: verify-unit.sh UNIT_FILE" >&2; exit 2; }
-[ $# -eq 1 ] || usage
-unit=$1
-[ -r "$unit" ] || { echo "ERROR: verify-unit: cannot read '$unit'" >&2; exit 2; }
-max_exposure=${UNIT_MAX_EXPOSURE:-3.0}
-name=$(basename "$unit")
+usage() { echo "usage: MMBATCHD=BIN verify-unit.sh UNIT_FILE..." >&2; exit 2; }
+[ $# -ge 1 ] || usage
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+files_list=${UNIT_FILES_LIST:-$top/specs/mmbatchd/files.list}
+for unit in "$@"; do
+	[ -r "$unit" ] || { echo "ERROR: verify-unit: cannot read '$unit'" >&2; exit 2; }
+done
+[ -r "$files_list" ] || { echo "ERROR: verify-unit: cannot read the package list '$files_list'" >&2; exit 2; }
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/verify-unit.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 failures=0
+scores=()
 pass() { echo "  ok: $*"; }
 fail() { echo "  FAIL: $*" >&2; failures=$((failures + 1)); }
 
-echo "verify-unit: $unit"
-
-# The scratch root: verify resolves dependencies (sysinit.target, ...) and
-# checks that every Exec*= binary exists, under --root.
-root=$tmp/root
-mkdir -p "$root/lib/systemd/system" "$root/usr/sbin" "$root/bin" "$root/etc/mmbatch"
-cp -a /lib/systemd/system/. "$root/lib/systemd/system/"
-cp "$unit" "$root/lib/systemd/system/$name"
-printf '#!/bin/sh\nexit 0\n' > "$root/usr/sbin/mmbatchd"
-chmod 0755 "$root/usr/sbin/mmbatchd"
-cp /bin/kill "$root/bin/kill"
-
-if systemd-analyze verify --root="$root" "/lib/systemd/system/$name" > "$tmp/verify.out" 2>&1; then
-	if [ -s "$tmp/verify.out" ]; then
-		fail "systemd-analyze verify passed with warnings (expected none):"; sed 's/^/    /' "$tmp/verify.out" >&2
-	else
-		pass "systemd-analyze verify: no errors, no warnings"
-	fi
-else
-	fail "systemd-analyze verify failed:"; sed 's/^/    /' "$tmp/verify.out" >&2
-fi
-
-# Lines that must be present, verbatim (contracts.md and the issue).
-expect_line() {
-	if grep -qxF -- "$1" "$unit"; then pass "has '$1'"; else fail "expected line '$1', not found"; fi
-}
-expect_line "ExecStart=/usr/sbin/mmbatchd --profile /etc/mmbatch/mmbatchd.yaml --foreground"
-expect_line "Type=notify"
-expect_line "After=systemd-sysctl.service"
-expect_line "Restart=on-failure"
-expect_line "ProtectSystem=strict"
-expect_line "StateDirectory=mmbatch"
-expect_line "NoNewPrivileges=yes"
-expect_line "SystemCallArchitectures=native"
-expect_line "RestrictAddressFamilies=AF_UNIX AF_NETLINK"
-expect_line "ExecReload=/bin/kill -HUP \$MAINPID"
-
-# Keys that must be set (any value).
-for key in WatchdogSec CapabilityBoundingSet SystemCallFilter Documentation; do
-	if grep -qE "^$key=." "$unit"; then pass "$key= set"; else fail "expected $key= to be set, it is not"; fi
-done
-
-rw=$(sed -n 's/^ReadWritePaths=//p' "$unit")
-for path in /proc/sys/vm /proc/sys/kernel /sys/kernel/mm /sys/devices/system/node /var/lib/mmbatch; do
-	found=no
-	for p in $rw; do [ "$p" != "$path" ] || found=yes; done
-	if [ $found = yes ]; then pass "ReadWritePaths has $path"; else fail "ReadWritePaths: expected $path, have: $rw"; fi
-done
-
-# Settings that would break the daemon: read-only /proc/sys, a private
-# network namespace (no taskstats), a user namespace (no CAP_NET_ADMIN in the
-# initial one).
-for key in ProtectKernelTunables PrivateNetwork PrivateUsers; do
-	val=$(sed -n "s/^$key=//p" "$unit")
-	case "$val" in
-	''|no|false|0) pass "$key not enabled" ;;
-	*) fail "$key=$val would break the daemon (expected unset or no)" ;;
+# max_exposure NAME: the limit of one unit.
+max_exposure() {
+	case "$1" in
+	mmbatchd.service) echo "${UNIT_MAX_EXPOSURE_MMBATCHD:-3.0}" ;;
+	mmbatch-smoke.service) echo "${UNIT_MAX_EXPOSURE_SMOKE:-4.0}" ;;
+	mmbatch-canary.service) echo "${UNIT_MAX_EXPOSURE_CANARY:-4.0}" ;;
+	*) echo "${UNIT_MAX_EXPOSURE:-3.0}" ;;
 	esac
+}
+
+# topic NAME: a word the unit's documentation must mention.
+topic() {
+	case "$1" in
+	mmbatch-smoke.service) echo smoke ;;
+	mmbatch-canary.service) echo canary ;;
+	*) echo "${1%.service}" ;;
+	esac
+}
+
+# values UNIT KEY: every value of KEY= in UNIT, one word a line.
+values() { sed -n "s/^$2=//p" "$1" | tr ' ' '\n' | sed '/^$/d'; }
+
+# expect_line UNIT LINE: LINE is in UNIT verbatim.
+expect_line() {
+	if grep -qxF -- "$2" "$1"; then pass "has '$2'"; else fail "expected line '$2', not found"; fi
+}
+
+# expect_set WHAT EXPECTED_FILE ACTUAL_FILE: two sorted sets are equal;
+# prints the differences both ways.
+expect_set() {
+	local missing extra
+	missing=$(comm -23 "$2" "$3" | paste -sd' ')
+	extra=$(comm -13 "$2" "$3" | paste -sd' ')
+	if [ -z "$missing" ] && [ -z "$extra" ]; then
+		pass "$1: $(wc -l < "$2") path(s), as expected"
+	else
+		fail "$1: expected $(wc -l < "$2") path(s), actual $(wc -l < "$3"); missing: ${missing:-none}; unexpected: ${extra:-none}"
+	fi
+}
+
+# installed_source DEST: the repo file files.list installs as DEST.
+installed_source() {
+	awk -v dest="$1" '
+		/^#/ || NF < 4 { next }
+		{
+			src = $1; d = $2; n = split(src, part, "/"); base = part[n]
+			if (d == dest || (d ~ /\/$/ && d base == dest)) { print src; exit }
+		}' "$files_list"
+}
+
+# The allowlist: the /proc/sys column of `mmbatchd --list-keys`, checked
+# line by line (KEY<TAB>/proc/sys/PATH<TAB>reason, PATH = KEY with dots as
+# slashes).
+list_keys() {
+	local bin=${MMBATCHD:-}
+	if [ -z "$bin" ]; then
+		fail "MMBATCHD is not set: cannot read the daemon's allowlist (mmbatchd --list-keys)"
+		return 1
+	fi
+	local rc=0
+	"$bin" --list-keys > "$tmp/list-keys.out" 2> "$tmp/list-keys.err" || rc=$?
+	if [ $rc -ne 0 ]; then
+		fail "'$bin --list-keys' failed (exit $rc), so the unit's /proc/sys paths cannot be checked:"
+		sed 's/^/    /' "$tmp/list-keys.err" >&2
+		return 1
+	fi
+	if [ ! -s "$tmp/list-keys.out" ]; then
+		fail "'$bin --list-keys' printed nothing (expected one allowed sysctl a line)"
+		return 1
+	fi
+	if ! awk -F'\t' '
+		{ p = $1; gsub(/\./, "/", p) }
+		NF != 3 || $1 == "" || $2 != "/proc/sys/" p || $3 == "" {
+			printf "    line %d: expected KEY<TAB>/proc/sys/KEY-as-path<TAB>reason, got: %s\n", NR, $0; bad = 1 }
+		END { exit bad }' "$tmp/list-keys.out" > "$tmp/list-keys.bad"; then
+		fail "'$bin --list-keys' output is malformed:"
+		cat "$tmp/list-keys.bad" >&2
+		return 1
+	fi
+	pass "'$bin --list-keys': $(wc -l < "$tmp/list-keys.out") allowed sysctls"
+	cut -f2 "$tmp/list-keys.out" | sort -u > "$tmp/allow.paths"
+}
+
+# check_mmbatchd UNIT: what only the daemon's unit must have.
+check_mmbatchd() {
+	local unit=$1 rw
+	expect_line "$unit" "ExecStart=/usr/sbin/mmbatchd --profile /etc/mmbatch/mmbatchd.yaml --foreground"
+	expect_line "$unit" "Type=notify"
+	expect_line "$unit" "After=systemd-sysctl.service"
+	expect_line "$unit" "Restart=on-failure"
+	expect_line "$unit" "StateDirectory=mmbatch"
+	expect_line "$unit" "RestrictAddressFamilies=AF_UNIX AF_NETLINK"
+	expect_line "$unit" "ExecReload=/bin/kill -HUP \$MAINPID"
+	if grep -qE "^WatchdogSec=." "$unit"; then pass "WatchdogSec= set"; else fail "expected WatchdogSec= to be set, it is not"; fi
+
+	# A private network namespace (no taskstats), a user namespace (no
+	# CAP_NET_ADMIN in the initial one).
+	for key in PrivateNetwork PrivateUsers; do
+		val=$(sed -n "s/^$key=//p" "$unit")
+		case "$val" in
+		''|no|false|0) pass "$key not enabled" ;;
+		*) fail "$key=$val would break the daemon (expected unset or no)" ;;
+		esac
+	done
+
+	values "$unit" ReadWritePaths > "$tmp/rw.all"
+	# Under /proc: sysctl files only, each optional ('-').
+	rw=$(grep -E '^-?/proc' "$tmp/rw.all" | grep -vE '^-/proc/sys/[^/]+/.+' | paste -sd' ' || true)
+	if [ -z "$rw" ]; then
+		pass "every ReadWritePaths= under /proc is '-/proc/sys/<dir>/<file>'"
+	else
+		fail "ReadWritePaths= under /proc: expected only '-/proc/sys/<dir>/<file>' entries, got: $rw"
+	fi
+	grep -E '^-?/proc/' "$tmp/rw.all" | sed 's/^-//' | sort -u > "$tmp/rw.proc"
+	if list_keys; then
+		expect_set "ReadWritePaths= under /proc/sys = the /proc/sys column of mmbatchd --list-keys" \
+			"$tmp/allow.paths" "$tmp/rw.proc"
+	fi
+	printf '%s\n' /sys/kernel/mm /sys/devices/system/node /var/lib/mmbatch | sort > "$tmp/rw.want"
+	grep -vE '^-?/proc/' "$tmp/rw.all" | sort -u > "$tmp/rw.other" || true
+	expect_set "ReadWritePaths= outside /proc (sysfs mm trees, state)" "$tmp/rw.want" "$tmp/rw.other"
+}
+
+# check_unit UNIT: one unit, every check; appends its score to scores.
+check_unit() {
+	local unit=$1 name root exe max score doc src word
+	name=$(basename "$unit")
+	echo "verify-unit: $unit"
+
+	# The scratch root: verify resolves dependencies (sysinit.target, ...)
+	# and checks that every Exec*= binary exists, under --root.
+	root=$tmp/root-$name
+	mkdir -p "$root/lib/systemd/system" "$root/etc/mmbatch"
+	cp -a /lib/systemd/system/. "$root/lib/systemd/system/"
+	cp "$unit" "$root/lib/systemd/system/$name"
+	sed -n 's/^Exec[A-Za-z]*=[-@:+!]*\([^ ]*\).*/\1/p' "$unit" | sort -u > "$tmp/exes"
+	while read -r exe; do
+		mkdir -p "$root$(dirname "$exe")"
+		printf '#!/bin/sh\nexit 0\n' > "$root$exe"
+		chmod 0755 "$root$exe"
+	done < "$tmp/exes"
+
+	if systemd-analyze verify --root="$root" "/lib/systemd/system/$name" > "$tmp/verify.out" 2>&1; then
+		if [ -s "$tmp/verify.out" ]; then
+			fail "systemd-analyze verify passed with warnings (expected none):"; sed 's/^/    /' "$tmp/verify.out" >&2
+		else
+			pass "systemd-analyze verify: no errors, no warnings"
+		fi
+	else
+		fail "systemd-analyze verify failed:"; sed 's/^/    /' "$tmp/verify.out" >&2
+	fi
+
+	# The sandbox every unit gets.
+	expect_line "$unit" "ProtectSystem=strict"
+	expect_line "$unit" "ProtectKernelTunables=yes"
+	expect_line "$unit" "NoNewPrivileges=yes"
+	expect_line "$unit" "SystemCallArchitectures=native"
+	for key in CapabilityBoundingSet SystemCallFilter ReadWritePaths; do
+		if grep -qE "^$key=" "$unit"; then pass "$key= set"; else fail "expected $key= to be set, it is not"; fi
+	done
+
+	# Documentation= must point at something that exists and is about it.
+	word=$(topic "$name")
+	if ! grep -qE '^Documentation=.' "$unit"; then
+		fail "expected Documentation= to be set, it is not"
+	fi
+	for doc in $(values "$unit" Documentation); do
+		case "$doc" in
+		file:*)
+			src=$(installed_source "${doc#file:}")
+			if [ -z "$src" ]; then
+				fail "Documentation=$doc: the package installs no such file ($files_list)"
+			elif ! grep -qi -- "$word" "$top/$src"; then
+				fail "Documentation=$doc ($src): expected it to mention '$word', it does not"
+			else
+				pass "Documentation=$doc is $src, which mentions '$word'"
+			fi
+			;;
+		man:mmbatch*)
+			fail "Documentation=$doc: the package installs no man pages" ;;
+		man:*|http://*|https://*) pass "Documentation=$doc (external)" ;;
+		*) fail "Documentation=$doc: not a file:, man: or http(s): URI" ;;
+		esac
+	done
+
+	case "$name" in
+	mmbatchd.service) check_mmbatchd "$unit" ;;
+	esac
+
+	# The exposure score, printed and bounded.
+	max=$(max_exposure "$name")
+	systemd-analyze security --offline=true --root="$root" "$name" > "$tmp/security.out" 2>&1 || true
+	score=$(sed -n 's/.*Overall exposure level for [^:]*: \([0-9.]*\).*/\1/p' "$tmp/security.out")
+	if [ -z "$score" ]; then
+		fail "systemd-analyze security printed no score:"; sed 's/^/    /' "$tmp/security.out" >&2
+		scores+=("$name: no score (at most $max)")
+	elif awk -v s="$score" -v m="$max" 'BEGIN { exit !(s <= m) }'; then
+		pass "systemd-analyze security exposure $score (at most $max)"
+		scores+=("$name: $score (at most $max)")
+	else
+		fail "systemd-analyze security exposure: expected at most $max, got $score"
+		scores+=("$name: $score (at most $max: FAIL)")
+	fi
+}
+
+for unit in "$@"; do
+	check_unit "$unit"
 done
 
-# The exposure score, printed and bounded.
-if systemd-analyze security --offline=true --root="$root" "$name" > "$tmp/security.out" 2>&1; then :; fi
-score=$(sed -n 's/.*Overall exposure level for [^:]*: \([0-9.]*\).*/\1/p' "$tmp/security.out")
-if [ -z "$score" ]; then
-	fail "systemd-analyze security printed no score:"; sed 's/^/    /' "$tmp/security.out" >&2
-elif awk -v s="$score" -v m="$max_exposure" 'BEGIN { exit !(s <= m) }'; then
-	pass "systemd-analyze security exposure $score (at most $max_exposure)"
-else
-	fail "systemd-analyze security exposure: expected at most $max_exposure, got $score"
-fi
-
+echo "verify-unit: exposure (systemd-analyze security --offline=true, systemd $(systemctl --version | awk 'NR == 1 {print $2}')):"
+for s in "${scores[@]}"; do echo "  $s"; done
 if [ $failures -ne 0 ]; then
 	echo "verify-unit: $failures check(s) failed" >&2
 	exit 1
