@@ -7,6 +7,11 @@
 # initramfs the host booted (must be the one postinst made in /boot);
 # DAEMON: yes when the mmbatchd package is installed, no when it does not
 # exist yet (its checks are then listed as not live).
+# Besides the daemon's job (values, drain, smoke, rollback) it proves the
+# units' sandboxes: from inside mmbatchd.service's mount namespace (nsenter,
+# util-linux) kernel.core_pattern, /proc/sysrq-trigger and sysctls outside
+# the allowlist are read-only while the profile's keys are writable, and
+# mmbatch-canary.service records a verdict under its own sandbox.
 # The knob values before mmbatchd started come from vmtest-baseline.service
 # (`mmbatchd --plan` run Before=mmbatchd.service into /run/vmtest-baseline/).
 # Reads: DRAIN_MIB (default 512), DRAIN_WAIT_S (default 20).
@@ -83,6 +88,74 @@ while read -r name orig target; do
 	vm_expect "'$name' while mmbatchd runs, read from the kernel" "$target" "$(kernel_value "$name")"
 done < "$vm_tmp/plan.baseline"
 
+# 2b. The sandbox holds, seen from inside the running unit: nsenter into
+#     mmbatchd's mount namespace only (root with every capability, the
+#     unit's mounts). Read-only mounts stop even that root: files outside the
+#     allowlist fail with EROFS; the profile's own keys stay writable. Each
+#     forbidden write is also done from the host namespace with the value the
+#     file already has, so a failure inside is the sandbox and nothing else.
+main_pid=$(systemctl show -P MainPID mmbatchd.service 2>&1)
+vm_expect_ge "mmbatchd.service MainPID" 2 "$main_pid"
+vm_expect "mmbatchd's mount namespace differs from PID 1's" yes \
+	"$([ "$(readlink "/proc/$main_pid/ns/mnt" 2>&1)" != "$(readlink /proc/1/ns/mnt)" ] && echo yes || echo no)"
+in_unit() { nsenter -t "$main_pid" -m -- "$@"; }
+# write_file PATH VALUE [in-unit]: "ok" or "failed: <the shell's message>".
+write_file() {
+	if [ "${3:-}" = in-unit ]; then
+		_out=$(in_unit sh -c 'printf "%s\n" "$1" > "$2"' sh "$2" "$1" 2>&1)
+	else
+		_out=$(sh -c 'printf "%s\n" "$1" > "$2"' sh "$2" "$1" 2>&1)
+	fi
+	# shellcheck disable=SC2181 # $? of the assignment is the write's
+	if [ $? -eq 0 ]; then echo ok; else echo "failed: $_out"; fi
+}
+# expect_forbidden NAME PATH VALUE: the write fails in the unit with EROFS,
+# works from the host namespace, and the file reads the same afterwards.
+expect_forbidden() {
+	if [ ! -e "$2" ]; then
+		vm_not_live "$1: write from inside mmbatchd.service fails" "$2 does not exist on this kernel"
+		return
+	fi
+	_before=$(cat "$2" 2>/dev/null || echo "(write-only)")
+	vm_expect_match "$1: write '$3' from inside mmbatchd.service" "failed:*Read-only file system*" \
+		"$(write_file "$2" "$3" in-unit)"
+	vm_expect "$1: the same write from the host namespace (control)" ok "$(write_file "$2" "$3")"
+	vm_expect "$1: value read from the host namespace afterwards" "$_before" "$(cat "$2" 2>/dev/null || echo "(write-only)")"
+}
+echo "run      mounts under /proc/sys and /sys inside mmbatchd.service (nsenter -t $main_pid -m):"
+in_unit awk '$5 ~ "^/(proc/sys|sys)(/|$)" { split($6, o, ","); print "    | " $5, o[1] }' /proc/self/mountinfo 2>&1 |
+	sort -u | head -n 80
+core_pattern=$(cat /proc/sys/kernel/core_pattern)
+expect_forbidden "kernel.core_pattern" /proc/sys/kernel/core_pattern "$core_pattern"
+# An attacker would write "|/path/to/prog"; the sandbox must refuse that too.
+vm_expect_match "kernel.core_pattern: write '|/bin/false' from inside mmbatchd.service" \
+	"failed:*Read-only file system*" "$(write_file /proc/sys/kernel/core_pattern '|/bin/false' in-unit)"
+vm_expect "kernel.core_pattern after both (host namespace)" "$core_pattern" "$(cat /proc/sys/kernel/core_pattern)"
+# 'h' only prints the SysRq help to the kernel log.
+expect_forbidden "/proc/sysrq-trigger" /proc/sysrq-trigger h
+# A vm.* file outside the allowlist (the old unit opened all of /proc/sys/vm).
+expect_forbidden "vm.mmap_min_addr" /proc/sys/vm/mmap_min_addr "$(cat /proc/sys/vm/mmap_min_addr 2>/dev/null)"
+# The profile's keys: writing the value each has now works from inside.
+while read -r name orig target; do
+	case "$name" in /*) f=$name ;; *) f=/proc/sys/$(echo "$name" | tr . /) ;; esac
+	v=$(kernel_value "$name")
+	vm_expect "'$name': write its value '$v' from inside mmbatchd.service" ok "$(write_file "$f" "$v" in-unit)"
+	vm_expect "'$name' after that write, read from the kernel" "$target" "$(kernel_value "$name")"
+done < "$vm_tmp/plan.baseline"
+# Exactly the allowlist is writable under /proc/sys: the read-write mounts
+# there are the files of `mmbatchd --list-keys` this kernel has.
+if mmbatchd --list-keys > "$vm_tmp/list-keys" 2> "$vm_tmp/list-keys.err"; then
+	cut -f2 "$vm_tmp/list-keys" | while read -r f; do [ ! -e "$f" ] || echo "$f"; done | sort > "$vm_tmp/allow.present"
+	in_unit awk '$5 ~ "^/proc/sys/" { split($6, o, ","); mode[$5] = o[1] }
+		END { for (m in mode) if (mode[m] == "rw") print m }' /proc/self/mountinfo | sort > "$vm_tmp/rw.mounts"
+	vm_expect "read-write mounts under /proc/sys in mmbatchd.service = allowlist files present ($(wc -l < "$vm_tmp/allow.present") of $(wc -l < "$vm_tmp/list-keys"))" \
+		"$(paste -sd' ' "$vm_tmp/allow.present")" "$(paste -sd' ' "$vm_tmp/rw.mounts")"
+	vm_expect "/proc/sys itself in mmbatchd.service" ro \
+		"$(in_unit awk '$5 == "/proc/sys" { split($6, o, ","); m = o[1] } END { print m }' /proc/self/mountinfo)"
+else
+	vm_expect "mmbatchd --list-keys exit status" 0 "failed: $(head -n 3 "$vm_tmp/list-keys.err" | paste -sd' ')"
+fi
+
 # 3. One drain for one large multi-threaded exit: one process, two threads
 #    faulting DRAIN_MIB together; the drain line must name its pid.
 drain_lines() { journalctl -b -u mmbatchd.service -o cat --no-pager 2>/dev/null | grep -E '^drain #[0-9]+: '; }
@@ -111,6 +184,22 @@ vm_expect "mmbatch-smoke.service ran in this boot" yes \
 vm_expect_ge "files under /var/lib/mmbatch/results/$kver/" 1 "$(ls "/var/lib/mmbatch/results/$kver" 2>/dev/null | wc -l)"
 ls -l "/var/lib/mmbatch/results/$kver" 2>&1 | sed 's/^/    | /'
 vm_expect "/var/lib/mmbatch/pending/$kver consumed" absent "$([ -e "/var/lib/mmbatch/pending/$kver" ] && echo present || echo absent)"
+
+# 4b. mmbatch-canary.service works inside its sandbox: armed for a kernel
+#     that is not the running one (GRUB fell back), its verdict records the
+#     failure in /var/lib/mmbatch/canary (its one writable state path); that
+#     path reboots nothing and needs no GRUB (tests/canary covers those).
+canary_dir=/var/lib/mmbatch/canary
+mkdir -p "$canary_dir"
+printf 'status=armed\nkernel=0.0-vmtest-never-booted\nprevious=%s\nreboot_on_failure=1\n' "$kver" > "$canary_dir/state"
+vm_run_expect "systemctl start mmbatch-canary.service (armed for a kernel not running)" 0 \
+	systemctl start mmbatch-canary.service
+vm_expect "mmbatch-canary.service result" success "$(systemctl show -p Result --value mmbatch-canary.service 2>&1)"
+vm_expect "canary state written by the unit" failed "$(sed -n 's/^status=//p' "$canary_dir/state" 2>&1)"
+vm_expect_match "canary history written by the unit" "*failed 0.0-vmtest-never-booted: the canary boot never reached*" \
+	"$(cat "$canary_dir/history" 2>&1)"
+journalctl -b -u mmbatch-canary.service -o cat --no-pager 2>&1 | tail -n 3 | sed 's/^/    | /'
+rm -rf "$canary_dir"
 
 # 5. Stopping the daemon puts every original value back.
 systemctl stop mmbatchd.service
