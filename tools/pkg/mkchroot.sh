@@ -1,11 +1,13 @@
 #!/bin/bash
-# Builds (once) and unpacks a Debian 12 chroot for package install tests and
-# the VM harness: `debootstrap --variant=minbase` with systemd-sysv, dracut,
-# udev, kmod and the runtime libraries our packages depend on.
+# Builds (once) and unpacks a Debian chroot (12/bookworm unless
+# MKCHROOT_SUITE says otherwise) for package install tests and the VM
+# harness: `debootstrap --variant=minbase` with systemd-sysv, dracut, udev,
+# kmod and the runtime libraries our packages depend on.
 #
-# The chroot is cached as a tarball $MKCHROOT_CACHE/bookworm-<key>.tar.zst
+# The chroot is cached as a tarball $MKCHROOT_CACHE/<suite>-<key>.tar.zst
 # where <key> hashes this script, the package list and the mirror: change the
-# recipe and the next call rebuilds it; older tarballs are removed.
+# recipe and the next call rebuilds it; older tarballs of that suite are
+# removed.
 #
 #   mkchroot.sh tarball       ensure the cached tarball, print its path
 #   mkchroot.sh unpack DIR    ensure it, unpack into the empty/new DIR
@@ -13,8 +15,11 @@
 #   mkchroot.sh umount DIR    undo `mount` (lazy, deepest first; idempotent)
 #
 # Reads: OUT (default ./out), MKCHROOT_CACHE (default $OUT/cache/chroot),
-# MKCHROOT_MIRROR (default: the Debian URI in the machine's apt sources),
-# MKCHROOT_EXTRA (extra packages, comma-separated; part of the key).
+# MKCHROOT_SUITE (default bookworm; e.g. trixie for Debian 13 with systemd
+# 257), MKCHROOT_MIRROR (default: the URI serving that suite in the
+# machine's apt sources; for a suite they do not list, the one serving
+# bookworm, the same archive), MKCHROOT_EXTRA (extra packages,
+# comma-separated; part of the key).
 # Needs root (debootstrap, chroot, mount).
 set -eu
 
@@ -23,7 +28,8 @@ usage() {
 	exit 2
 }
 
-SUITE=bookworm
+SUITE=${MKCHROOT_SUITE:-bookworm}
+case "$SUITE" in ''|*[!a-z0-9-]*) echo "ERROR: mkchroot: bad MKCHROOT_SUITE '$SUITE'" >&2; exit 2 ;; esac
 # libyaml-0-2, libjansson4, libsystemd0: mmbatchd's and mmbench's runtime
 # libraries, so their .deb installs offline; procps, e2fsprogs, linux-base
 # for the VM harness (tools/vmtest) that boots this chroot.
@@ -32,13 +38,13 @@ OUT=${OUT:-$PWD/out}
 MKCHROOT_CACHE=${MKCHROOT_CACHE:-$OUT/cache/chroot}
 MKCHROOT_EXTRA=${MKCHROOT_EXTRA:-}
 
-# The first deb URI serving the plain $SUITE suite (not -security/-updates),
-# from deb822 .sources files or one-line .list files.
+# find_mirror SUITE: the first deb URI serving the plain SUITE (not
+# -security/-updates), from deb822 .sources files or one-line .list files.
 find_mirror() {
-	local f
+	local f suite=$1
 	for f in /etc/apt/sources.list.d/*.sources; do
 		[ -r "$f" ] || continue
-		awk -v suite="$SUITE" '
+		awk -v suite="$suite" '
 			function flush() { if (types ~ /(^| )deb( |$)/ && (" " suites " ") ~ (" " suite " ") && uri != "") { print uri; found = 1; exit } types = suites = uri = "" }
 			/^[ \t]*$/ { flush(); next }
 			/^Types:/ { sub(/^Types:[ \t]*/, ""); types = $0 }
@@ -48,7 +54,7 @@ find_mirror() {
 	done
 	for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list; do
 		[ -r "$f" ] || continue
-		awk -v suite="$SUITE" '
+		awk -v suite="$suite" '
 			$1 == "deb" { i = 2; if ($i ~ /^\[/) { while ($i !~ /\]$/) i++; i++ } if ($(i + 1) == suite) { print $i; exit } }' "$f"
 	done
 }
@@ -59,7 +65,11 @@ mirror() {
 		return
 	fi
 	local m
-	m=$(find_mirror | head -n1)
+	m=$(find_mirror "$SUITE" | head -n1)
+	if [ -z "$m" ] && [ "$SUITE" != bookworm ]; then
+		m=$(find_mirror bookworm | head -n1)
+		[ -z "$m" ] || echo "mkchroot: no '$SUITE' in the apt sources; using the archive that serves bookworm ($m)" >&2
+	fi
 	if [ -z "$m" ]; then
 		echo "ERROR: mkchroot: no '$SUITE' deb URI in /etc/apt/sources.list(.d); set MKCHROOT_MIRROR" >&2
 		exit 1

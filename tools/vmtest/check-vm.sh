@@ -5,12 +5,14 @@
 #               `mmbench integrity` passes, `mmbench migrate` moves pages
 #               between two nodes, /proc/sys/vm/drain_percpu works
 #               (tests/vm/quick_test.sh);
-#   full path   a Debian 12 rootfs where the kernel .deb and the mmbatchd .deb
+#   full path   a Debian rootfs (12/bookworm; MKCHROOT_SUITE=trixie for 13,
+#               systemd 257) where the kernel .deb and the mmbatchd .deb
 #               were installed with dpkg (postinst -> dracut), booted with
 #               systemd from that rootfs and that initramfs: daemon active
 #               with the default profile, values read back, one drain per
-#               large exit, first-boot smoke result, rollback on stop
-#               (tests/vm/full_test.sh).
+#               large exit, first-boot smoke result, rollback on stop, the
+#               units' sandboxes seen from inside mmbatchd's mount
+#               namespace (tests/vm/full_test.sh).
 # Before that, once, the harness itself (tests/vm/vmtest_test.sh).
 # Checks whose inputs are not in the tree yet are printed as NOT-LIVE with
 # the reason, and listed again at the end; they never count as passes.
@@ -21,7 +23,8 @@
 #   VM_FULL_TIMEOUT (900), VM_KERNEL_DEB_6_12, VM_KERNEL_DEB_6_1,
 #   VM_DAEMON_DEB (use these .debs instead of the ones the manifests under
 #   $OUT/packages name; `make packages` refreshes those when stale),
-#   VMTEST_* (see vmtest).
+#   MKCHROOT_SUITE (the full path's Debian suite, default bookworm; its
+#   labels and logs then name it), VMTEST_* (see vmtest).
 set -eu -o pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -41,6 +44,10 @@ step_start() { step_t0=$SECONDS; note "$1 ..."; }
 step_end() { note "$1: $((SECONDS - step_t0)) s"; }
 
 paths=${VM_PATHS:-quick full}
+suite=${MKCHROOT_SUITE:-bookworm}
+# Full-path labels and logs name a suite other than the default.
+suite_tag=
+[ "$suite" = bookworm ] || suite_tag=" $suite"
 full_bases=${VM_FULL_BASES:-$bases}
 is_path() { [[ " $paths " == *" $1 "* ]]; }
 failures=()
@@ -160,14 +167,14 @@ for base in $bases; do
 		debs+=("$stock_dir"/linux-image-*.deb)
 		notlive+=("[$base full] our packaged kernel: no IMAGE_DEB in $out/packages/kernel-$krel.paths; the full path ran with Debian's stock kernel .deb instead")
 	fi
-	step_start "[$base] full-path rootfs (dpkg -i ${debs[*]##*/})"
+	step_start "[$base] full-path rootfs ($suite; dpkg -i ${debs[*]##*/})"
 	if ! rootdir=$("$here/mkrootfs.sh" "${debs[@]}" | tail -n 1); then
-		failures+=("[$base full] rootfs build (mkrootfs.sh) failed")
+		failures+=("[$base full$suite_tag] rootfs build (mkrootfs.sh) failed")
 		continue
 	fi
 	step_end "[$base] rootfs $rootdir"
-	step_start "[$base] full path ($(cat "$rootdir/kernelrelease"), systemd)"
-	run_guest "$base full" "$logs/$base-full" "$rootdir/vmlinuz" --rootfs "$rootdir/rootfs.img" \
+	step_start "[$base] full path ($(cat "$rootdir/kernelrelease"), $suite, systemd)"
+	run_guest "$base full$suite_tag" "$logs/$base-full${suite_tag:+-$suite}" "$rootdir/vmlinuz" --rootfs "$rootdir/rootfs.img" \
 		--initramfs "$rootdir/initrd.img" --timeout "$full_timeout" \
 		--add "$tests/lib.sh" --add "$tests/full_test.sh" \
 		-- sh full_test.sh "$(cat "$rootdir/kernelrelease")" "$(sha256sum < "$rootdir/initrd.img" | cut -d' ' -f1)" "$daemon"

@@ -1,6 +1,7 @@
 #!/bin/bash
-# Builds a full-path VM disk: a fresh Debian 12 chroot (tools/pkg/mkchroot.sh,
-# shared with the package install tests) into
+# Builds a full-path VM disk: a fresh Debian chroot (tools/pkg/mkchroot.sh,
+# shared with the package install tests; 12/bookworm, or the suite
+# MKCHROOT_SUITE names, e.g. trixie) into
 # which the given .deb packages are installed with `dpkg -i`, as a fleet host
 # would (a kernel package's postinst runs /etc/kernel/postinst.d/dracut and
 # makes /boot/initrd.img-<kver>; the mmbatchd package enables its unit), plus
