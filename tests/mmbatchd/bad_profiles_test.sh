@@ -14,8 +14,16 @@ setup
 BAD_DIR=${BAD_DIR:-$TOP/tests/mmbatchd/bad}
 fake_knob proc/sys/vm/swappiness 60
 fake_knob proc/sys/vm/dirty_ratio 20
-fake_knob proc/sys/vm/stat_ro 1
-chmod 0444 "$ROOT/proc/sys/vm/stat_ro"
+fake_knob proc/sys/vm/stat_interval 1
+chmod 0444 "$ROOT/proc/sys/vm/stat_interval"
+# The files behind the escape-*.yaml keys exist and are writable, so that
+# only the key allowlist can refuse them (the vm./kernel. prefix rule of old
+# accepted and wrote every one).
+for k in kernel/core_pattern kernel/modprobe kernel/hotplug kernel/poweroff_cmd kernel/sysrq \
+	kernel/unprivileged_bpf_disabled kernel/yama/ptrace_scope kernel/randomize_va_space kernel/kptr_restrict \
+	kernel/perf_event_paranoid vm/mmap_min_addr vm/unprivileged_userfaultfd; do
+	fake_knob "proc/sys/$k" 2
+done
 fake_knob proc/sys/kernel/numa_balancing 1
 fake_knob sys/kernel/mm/transparent_hugepage/enabled 'always [madvise] never'
 ln -s /etc/hostname "$ROOT/sys/kernel/mm/escape"

@@ -23,7 +23,7 @@ include: base.yaml
 sysctl:
   vm.dirty_ratio: 15          # overrides base.yaml
   kernel.numa_balancing: 1    # already set: must not be written
-  vm.not_here: {value: 1, optional: true}
+  vm.nr_overcommit_hugepages: {value: 1, optional: true}
 sysfs:
   /sys/kernel/mm/transparent_hugepage/enabled: never
   /sys/kernel/mm/transparent_hugepage/defrag: madvise   # already the choice
@@ -40,7 +40,7 @@ out=$("$MMBATCHD" --plan "$PROFILES/p.yaml" --root "$ROOT" 2>&1)
 expect_eq "--plan output" "'vm.swappiness' (60) -> (30)
 'vm.dirty_ratio' (20) -> (15)
 'kernel.numa_balancing' (1) unchanged
-'vm.not_here' absent on this kernel (optional), skipped
+'vm.nr_overcommit_hugepages' absent on this kernel (optional), skipped
 '/sys/kernel/mm/transparent_hugepage/enabled' (madvise) -> (never)
 '/sys/kernel/mm/transparent_hugepage/defrag' (madvise) unchanged" "$out"
 expect_eq "tree after --check/--plan" "$before" "$(tree_sum)"
@@ -60,7 +60,8 @@ expect_eq "THP enabled after --once" never "$(knob sys/kernel/mm/transparent_hug
 expect_eq "numa_balancing mtime (not written)" 2001 "$(date -r "$ROOT/proc/sys/kernel/numa_balancing" +%Y)"
 expect_eq "THP defrag mtime (not written)" 2001 "$(date -r "$ROOT/sys/kernel/mm/transparent_hugepage/defrag" +%Y)"
 expect_eq "journal mode" 600 "$(stat -c %a "$STATE/journal")"
-expect_eq "journal content" "# mmbatchd journal v1
+expect_eq "journal content" "# mmbatchd journal v2
+boot_id	$FAKE_BOOT_ID
 profile	$PROFILES/p.yaml
 /proc/sys/vm/swappiness	60
 /proc/sys/vm/dirty_ratio	20
@@ -95,7 +96,7 @@ expect_eq "vm.dirty_ratio after --rollback" 20 "$(knob proc/sys/vm/dirty_ratio)"
 expect_eq "THP enabled after --rollback" madvise "$(knob sys/kernel/mm/transparent_hugepage/enabled)"
 expect_eq "journal after --rollback" absent "$([ -e "$STATE/journal" ] && echo present || echo absent)"
 out=$("$MMBATCHD" --rollback --root "$ROOT" --state-dir "$STATE" 2>&1) && rc=0 || rc=$?
-expect_eq "--rollback without a journal" "0 mmbatchd: no journal in $STATE, nothing to roll back" "$rc $out"
+expect_eq "--rollback without a journal" "0 mmbatchd: no journal of this boot in $STATE, nothing to roll back" "$rc $out"
 
 # (A write failing midway is covered by unit/test_apply.c, which makes the
 # second write fail: a fake tree cannot refuse writes from root.)

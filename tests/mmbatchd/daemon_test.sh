@@ -38,14 +38,14 @@ expect_eq "swappiness after reload" 40 "$(knob proc/sys/vm/swappiness)"
 expect_eq "dirty_ratio after reload" 5 "$(knob proc/sys/vm/dirty_ratio)"
 expect_eq "THP (dropped by the reload) restored" madvise "$(knob sys/kernel/mm/transparent_hugepage/enabled)"
 expect_eq "journal after reload" "/proc/sys/vm/swappiness	60
-/proc/sys/vm/dirty_ratio	20" "$(tail -n +3 "$STATE/journal")"
+/proc/sys/vm/dirty_ratio	20" "$(tail -n +4 "$STATE/journal")"
 
 # SIGHUP with an invalid profile: error logged and reported, nothing changes.
 before=$(tree_sum)
-printf 'sysctl:\n  vm.swappiness: 1\n  vm.nope: 2\n' > "$PROFILES/p.yaml"
+printf 'sysctl:\n  vm.swappiness: 1\n  vm.nr_overcommit_hugepages: 2\n' > "$PROFILES/p.yaml"
 kill -HUP "$DAEMON_PID"
 wait_last_error
-expect_eq "last_error after a bad reload" "\"$PROFILES/p.yaml:3:3: sysctl 'vm.nope' does not exist on the running kernel ($ROOT/proc/sys/vm/nope); mark it optional if that is expected\"" "$(status_field .last_error)"
+expect_eq "last_error after a bad reload" "\"$PROFILES/p.yaml:3:3: sysctl 'vm.nr_overcommit_hugepages' does not exist on the running kernel ($ROOT/proc/sys/vm/nr_overcommit_hugepages); mark it optional if that is expected\"" "$(status_field .last_error)"
 expect_eq "tree after a bad reload" "$before" "$(tree_sum)"
 logged=$(grep -c 'reload failed, keeping the previous settings' "$T/daemon.log" || true)
 expect_eq "bad reload logged" 1 "$logged"

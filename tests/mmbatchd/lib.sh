@@ -1,7 +1,8 @@
 # Shared helpers for tests/mmbatchd/*_test.sh (sourced, not run).
 #
 # setup        makes $T (a temp dir removed on exit), $ROOT (fake /proc+/sys
-#              tree), $STATE (state dir) and $PROFILES (profile dir)
+#              tree, with the boot id $FAKE_BOOT_ID), $STATE (state dir) and
+#              $PROFILES (profile dir)
 # fake_knob P V  creates $ROOT/P holding V (mode 0644)
 # pass MSG / fail MSG   record a result; fail exits non-zero at the end
 # expect_eq WHAT EXPECTED ACTUAL   assertion that prints both values
@@ -24,7 +25,11 @@ setup() {
 	mkdir -p "$ROOT/proc/sys/vm" "$ROOT/proc/sys/kernel" "$ROOT/sys/kernel/mm/transparent_hugepage" \
 		"$ROOT/sys/devices/system/node/node0" "$PROFILES"
 	mkdir -m 0700 "$STATE"
+	# The journal records the boot id; a fixed one stands for this boot.
+	fake_knob proc/sys/kernel/random/boot_id "$FAKE_BOOT_ID"
 }
+
+FAKE_BOOT_ID=0f5a3c9e-1b2d-4e6f-8a7b-9c0d1e2f3a4b
 
 fake_knob() {
 	mkdir -p "$(dirname "$ROOT/$1")"

@@ -39,9 +39,9 @@ cp "$STATE/journal" "$T/journal.good"
 
 # 1. an entry outside the allowlists (dirty_ratio is listed first, so a
 #    restore that wrote entries one by one would change it)
-{ head -2 "$T/journal.good"; printf '/proc/sys/vm/dirty_ratio\t99\n/etc/passwd\troot::0:0::/:/bin/sh\n'; tail -n +3 "$T/journal.good"; } > "$STATE/journal"
+{ head -3 "$T/journal.good"; printf '/proc/sys/vm/dirty_ratio\t99\n/etc/passwd\troot::0:0::/:/bin/sh\n'; tail -n +4 "$T/journal.good"; } > "$STATE/journal"
 chmod 0600 "$STATE/journal"
-expect_eq "journal naming /etc/passwd" "2 $STATE/journal:4:1: refusing journal entry '/etc/passwd': outside the allowed trees (/proc/sys/vm, /proc/sys/kernel, /sys/kernel/mm, /sys/devices/system/node)" "$(run --rollback)"
+expect_eq "journal naming /etc/passwd" "2 $STATE/journal:5:1: refusing journal entry '/etc/passwd': outside the allowed trees (mm sysctls, /sys/kernel/mm, /sys/devices/system/node)" "$(run --rollback)"
 expect_eq "tree after the refused rollback" "$applied" "$(tree_sum)"
 rc=0; timeout 30 "$MMBATCHD" --profile "$PROFILES/p.yaml" --root "$ROOT" --state-dir "$STATE" --foreground >"$T/start.log" 2>&1 || rc=$?
 expect_eq "daemon start with that journal: exit" 2 "$rc"
@@ -51,7 +51,7 @@ expect_eq "tree after the refused start" "$applied" "$(tree_sum)"
 
 # 2. an allowed-looking path whose symlink leads outside
 ln -s "$T/outside" "$ROOT/sys/kernel/mm/evil"
-{ head -2 "$T/journal.good"; printf '/proc/sys/vm/dirty_ratio\t99\n/sys/kernel/mm/evil\tpwned\n'; } > "$STATE/journal"
+{ head -3 "$T/journal.good"; printf '/proc/sys/vm/dirty_ratio\t99\n/sys/kernel/mm/evil\tpwned\n'; } > "$STATE/journal"
 expect_eq "journal entry through a symlink" "2 mmbatchd: rollback: journal: refusing to restore '/sys/kernel/mm/evil': resolves (through a symlink) outside its allowed tree" "$(run --rollback)"
 expect_eq "file behind the symlink" precious "$(cat "$T/outside")"
 expect_eq "tree after the refused symlink rollback" "$applied" "$(tree_sum)"

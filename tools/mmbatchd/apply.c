@@ -43,10 +43,14 @@ static int plan_item_init(struct plan_item *it, const char *root, const struct k
 	r = knob_read(it->real, raw, sizeof(raw));
 	if (r < 0)
 		return FAIL_MARK(err, k->mark, "cannot read %s '%s': %s", kind_name(k->kind), it->name, strerror(-r));
-	if (!knob_choice_allowed(raw, k->value))
+	/* Choice files ("always [madvise] never") are a sysfs convention; a
+	 * sysctl's text is never read as one, brackets or not. */
+	if (k->kind == KNOB_SYSFS && !knob_choice_allowed(raw, k->value))
 		return FAIL_MARK(err, k->value_mark, "'%s' is not one of the choices of '%s': %s", k->value, it->name, raw);
 	knob_canonical(raw, canon, sizeof(canon));
 	it->current = xstrdup(canon);
+	knob_original(k->kind, raw, canon, sizeof(canon));
+	it->original = xstrdup(canon);
 	it->change = !knob_matches(raw, k->value);
 	return 0;
 }
@@ -84,6 +88,7 @@ void plan_free(struct plan *pl)
 		free(pl->items[i].name);
 		free(pl->items[i].real);
 		free(pl->items[i].current);
+		free(pl->items[i].original);
 	}
 	free(pl->items);
 	free(pl->root);
@@ -135,16 +140,24 @@ static void log_change(const char *root, const char *name, const char *path, con
 
 int plan_apply(const struct plan *pl, const char *state_dir, struct journal **journal, struct mb_error *err)
 {
-	struct journal *j = *journal ? *journal : journal_new(pl->p->path);
+	char boot_id[BOOT_ID_MAX];
+	struct journal *j;
 	bool fresh = !*journal;
 	size_t done;
 	int r, changed = 0;
 
+	r = boot_id_read(pl->root, boot_id, sizeof(boot_id));
+	if (r < 0) {
+		mb_error_set(err, pl->root[0] ? pl->root : "/", 0, 0, "cannot read the boot id (%s%s): %s", pl->root,
+			     BOOT_ID_PATH, strerror(-r));
+		return r;
+	}
+	j = *journal ? *journal : journal_new(pl->p->path, boot_id);
 	free(j->profile);
 	j->profile = xstrdup(pl->p->path);
 	for (size_t i = 0; i < pl->n; i++)
 		if (!pl->items[i].absent)
-			journal_add(j, pl->items[i].k->path, pl->items[i].current);
+			journal_add(j, pl->items[i].k->path, pl->items[i].original);
 	r = journal_save(state_dir, j);
 	if (r < 0) {
 		mb_error_set(err, state_dir, 0, 0, "cannot write the journal: %s", strerror(-r));
@@ -165,7 +178,7 @@ int plan_apply(const struct plan *pl, const char *state_dir, struct journal **jo
 				     it->k->value, it->name, r == -EREMOTEIO ? "the kernel kept another value" : strerror(-r));
 			break;
 		}
-		log_change(pl->root, it->name, it->k->path, it->current, it->k->value, "applied");
+		log_change(pl->root, it->name, it->k->path, it->original, it->k->value, "applied");
 		changed++;
 	}
 	if (done == pl->n)
@@ -179,10 +192,10 @@ int plan_apply(const struct plan *pl, const char *state_dir, struct journal **jo
 
 		if (it->absent || !it->change)
 			continue;
-		if (write_checked(it->real, it->current) < 0)
-			log_error("restoring '%s' to (%s) failed, it is still recorded in the journal", it->name, it->current);
+		if (write_checked(it->real, it->original) < 0)
+			log_error("restoring '%s' to (%s) failed, it is still recorded in the journal", it->name, it->original);
 		else if (i != done)
-			log_change(pl->root, it->name, it->k->path, it->k->value, it->current, "restored after failed apply");
+			log_change(pl->root, it->name, it->k->path, it->k->value, it->original, "restored after failed apply");
 	}
 	if (fresh) {
 		(void)journal_remove(state_dir);

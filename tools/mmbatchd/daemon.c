@@ -62,7 +62,7 @@ static void publish(struct daemon *d, const char *state)
 	if (r < 0)
 		log_warning("cannot write %s/%s: %s, ignoring", d->o->state_dir, STATUS_NAME, strerror(-r));
 	if (metrics_path(d)) {
-		r = metrics_save(metrics_path(d), &si);
+		r = metrics_save(metrics_path(d), d->o->state_dir, &si);
 		if (r < 0)
 			log_warning("cannot write metrics file %s: %s, ignoring", metrics_path(d), strerror(-r));
 	}
@@ -171,6 +171,25 @@ static void journal_prune(struct journal *j, const struct plan *pl)
 	j->n = kept;
 }
 
+/* A metrics file is refused where it could replace the daemon's own state
+ * (see metrics_save()). file names where it was set (the profile, or the
+ * command line). */
+static int check_metrics_file(const char *path, const char *state_dir, const char *file, struct mb_error *err)
+{
+	const char *why = NULL;
+	int r;
+
+	if (!path)
+		return 0;
+	r = metrics_path_check(path, state_dir, &why);
+	if (r == 0)
+		return 0;
+	if (r == -ENOENT)
+		why = "names a directory that does not exist";
+	mb_error_set(err, file, 0, 0, "metrics_file '%s' %s", path, why ? why : strerror(-r));
+	return -EPERM;
+}
+
 /* SIGHUP: a new profile replaces the old one only when it loads, validates
  * and applies completely; otherwise the old settings stay as they are. */
 static void reload(struct daemon *d)
@@ -186,6 +205,8 @@ static void reload(struct daemon *d)
 	log_info("reloading %s", d->o->profile_path);
 	sdp_notify("RELOADING=1");
 	r = profile_load(d->o->profile_path, &np, &err);
+	if (r == 0 && !d->o->metrics_file)
+		r = check_metrics_file(np->metrics_file, d->o->state_dir, np->path, &err);
 	if (r == 0)
 		r = plan_new(np, d->o->root, &npl, &err);
 	/* A watcher that a socket error closed is reopened even when the
@@ -323,19 +344,36 @@ static int setup_watchdog(struct daemon *d)
 	return epoll_add(d->epfd, d->wdfd, EV_WATCHDOG);
 }
 
-/* A journal left by a crash holds the true originals: put them back before
- * taking a new baseline. */
+/* A journal left by a crash of the daemon in this boot holds the true
+ * originals: put them back before taking a new baseline. One from another
+ * boot describes values that are gone (journal.h): discard it. */
 static int recover_journal(const struct daemon_opts *o, struct mb_error *err)
 {
+	char boot_id[BOOT_ID_MAX];
 	struct journal *j = NULL;
 	int r;
 
-	r = journal_load(o->state_dir, &j, err);
+	r = boot_id_read(o->root, boot_id, sizeof(boot_id));
+	if (r < 0) {
+		mb_error_set(err, "mmbatchd", 0, 0, "cannot read the boot id (%s%s): %s", o->root, BOOT_ID_PATH,
+			     strerror(-r));
+		return r;
+	}
+	r = journal_load(o->state_dir, boot_id, &j, err);
 	if (r == -ENOENT)
 		return 0;
+	if (r == -ESTALE) {
+		log_notice("%s; its values did not survive the reboot, discarding it", err->msg);
+		err->msg[0] = '\0';
+		r = journal_remove(o->state_dir);
+		if (r < 0)
+			mb_error_set(err, o->state_dir, 0, 0, "cannot remove the journal: %s", strerror(-r));
+		return r;
+	}
 	if (r < 0)
 		return r;
-	log_notice("found a journal from an earlier run (profile %s), restoring %zu value(s) first", j->profile, j->n);
+	log_notice("found a journal from an earlier run in this boot (profile %s), restoring %zu value(s) first",
+		   j->profile, j->n);
 	r = journal_restore(j, o->root, NULL, err);
 	journal_free(j);
 	if (r < 0)
@@ -374,6 +412,9 @@ int daemon_run(const struct daemon_opts *o, struct profile *p, struct mb_error *
 	sigset_t mask;
 	int r;
 
+	r = check_metrics_file(metrics_path(&d), o->state_dir, o->metrics_file ? "--metrics-file" : p->path, err);
+	if (r < 0)
+		goto out;
 	r = recover_journal(o, err);
 	if (r < 0)
 		goto out;

@@ -51,6 +51,7 @@ struct exitwatch {
 	int fd;
 	uint16_t family;
 	uint64_t overruns;
+	uint64_t forged;
 	char cpumask[64];
 };
 
@@ -70,6 +71,29 @@ static int read_possible_cpus(char *buf, size_t size)
 		return r;
 	buf[strcspn(buf, "\n")] = '\0';
 	return buf[0] ? 0 : -EIO;
+}
+
+/* recv() that keeps only what the kernel sent. Netlink lets any local
+ * process unicast to our port id; a message whose sender is not port 0 is a
+ * forgery (a fake exit with a huge peak RSS would make us drain at will) and
+ * is dropped. Returns the length, or a negative errno (-EAGAIN included). */
+static ssize_t recv_from_kernel(struct exitwatch *w, int fd, void *buf, size_t size, int flags)
+{
+	for (;;) {
+		struct sockaddr_nl from;
+		struct iovec iov = { .iov_base = buf, .iov_len = size };
+		struct msghdr msg = { .msg_name = &from, .msg_namelen = sizeof(from), .msg_iov = &iov, .msg_iovlen = 1 };
+		ssize_t n = recvmsg(fd, &msg, flags);
+
+		if (n < 0)
+			return -errno;
+		if (msg.msg_namelen == sizeof(from) && from.nl_family == AF_NETLINK && from.nl_pid == 0)
+			return n;
+		if (w)
+			w->forged++;
+		log_debug("exitwatch: dropped a netlink message from port %u (not the kernel)",
+			  msg.msg_namelen == sizeof(from) ? from.nl_pid : 0);
+	}
 }
 
 static void *nla_put(struct nlmsghdr *nlh, size_t cap, uint16_t type, const void *data, size_t len)
@@ -124,11 +148,11 @@ static int genl_request(int fd, uint16_t family, uint8_t cmd, uint16_t attr,
 	 * our sequence number decides. Exit records (sequence 0) that slip in
 	 * right after registering are skipped: a missed exit is harmless. */
 	for (;;) {
-		n = recv(fd, buf, bufsize, 0);
+		n = recv_from_kernel(NULL, fd, buf, bufsize, 0);
 		if (n < 0) {
-			if (errno == EINTR)
+			if (n == -EINTR)
 				continue;
-			return -errno;
+			return (int)n;
 		}
 		struct nlmsghdr *nlh = (struct nlmsghdr *)buf;
 		if (!NLMSG_OK(nlh, (size_t)n))
@@ -232,6 +256,16 @@ uint64_t exitwatch_overruns(const struct exitwatch *w)
 	return w->overruns;
 }
 
+uint64_t exitwatch_forged(const struct exitwatch *w)
+{
+	return w->forged;
+}
+
+uint16_t exitwatch_family(const struct exitwatch *w)
+{
+	return w->family;
+}
+
 /* Finds the AGGR_PID record of one TASKSTATS_CMD_NEW message and turns it
  * into an event when it is the last thread of its process. Returns 1 when ev
  * was filled, 0 when the message is not such a record. */
@@ -295,14 +329,14 @@ int exitwatch_dispatch(struct exitwatch *w, exitwatch_cb cb, void *userdata)
 	/* Bounded, so an exit storm cannot starve signals and timers: the fd
 	 * stays readable and a level-triggered loop calls us again. */
 	for (int reads = 0; reads < EXITWATCH_MAX_READS; reads++) {
-		ssize_t n = recv(w->fd, u.buf, sizeof(u.buf), MSG_DONTWAIT);
+		ssize_t n = recv_from_kernel(w, w->fd, u.buf, sizeof(u.buf), MSG_DONTWAIT);
 
 		if (n < 0) {
-			if (errno == EINTR)
+			if (n == -EINTR)
 				continue;
-			if (errno == EAGAIN || errno == EWOULDBLOCK)
+			if (n == -EAGAIN || n == -EWOULDBLOCK)
 				return delivered;
-			if (errno == ENOBUFS) {
+			if (n == -ENOBUFS) {
 				/* Records were dropped. The socket stays valid and the
 				 * queue holds whole messages, so we are in sync again by
 				 * simply reading on. A lost exit may have been a large
@@ -317,7 +351,7 @@ int exitwatch_dispatch(struct exitwatch *w, exitwatch_cb cb, void *userdata)
 				delivered++;
 				continue;
 			}
-			return -errno;
+			return (int)n;
 		}
 		for (struct nlmsghdr *nlh = (struct nlmsghdr *)u.buf; NLMSG_OK(nlh, (size_t)n);
 		     nlh = NLMSG_NEXT(nlh, n)) {

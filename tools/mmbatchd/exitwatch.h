@@ -55,6 +55,12 @@ int exitwatch_dispatch(struct exitwatch *w, exitwatch_cb cb, void *userdata); /*
 /* How many times the socket buffer overflowed (events were lost). */
 uint64_t exitwatch_overruns(const struct exitwatch *w);
 
+/* Messages dropped because a process, not the kernel, sent them. */
+uint64_t exitwatch_forged(const struct exitwatch *w);
+
+/* The taskstats generic netlink family id (for tests that forge a record). */
+uint16_t exitwatch_family(const struct exitwatch *w);
+
 /* Deregisters and closes. */
 void exitwatch_free(struct exitwatch *w);              /* accepts NULL */
 

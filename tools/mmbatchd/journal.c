@@ -11,7 +11,7 @@
 
 #include "knob.h"
 
-#define JOURNAL_HEADER "# mmbatchd journal v1"
+#define JOURNAL_HEADER "# mmbatchd journal v2"
 #define JOURNAL_MAX_BYTES (1024 * 1024)
 
 char *journal_path(const char *state_dir)
@@ -19,12 +19,32 @@ char *journal_path(const char *state_dir)
 	return xasprintf("%s/%s", state_dir, JOURNAL_NAME);
 }
 
-struct journal *journal_new(const char *profile)
+struct journal *journal_new(const char *profile, const char *boot_id)
 {
 	struct journal *j = xcalloc(1, sizeof(*j));
 
 	j->profile = xstrdup(profile ? profile : "");
+	j->boot_id = xstrdup(boot_id ? boot_id : "");
 	return j;
+}
+
+int boot_id_read(const char *root, char *buf, size_t size)
+{
+	char *path = xasprintf("%s%s", root, BOOT_ID_PATH), *data = NULL;
+	int r;
+
+	r = read_file(path, BOOT_ID_MAX, &data, NULL);
+	free(path);
+	if (r < 0)
+		return r == -EFBIG ? -EINVAL : r;
+	strip_trailing(data);
+	if (!data[0] || strlen(data) >= size || strspn(data, "0123456789abcdef-") != strlen(data)) {
+		free(data);
+		return -EINVAL;
+	}
+	snprintf(buf, size, "%s", data);
+	free(data);
+	return 0;
 }
 
 void journal_free(struct journal *j)
@@ -37,6 +57,7 @@ void journal_free(struct journal *j)
 	}
 	free(j->entries);
 	free(j->profile);
+	free(j->boot_id);
 	free(j);
 }
 
@@ -64,45 +85,65 @@ int journal_save(const char *state_dir, const struct journal *j)
 	char *path = journal_path(state_dir);
 	int r;
 
-	sb_printf(&b, "%s\nprofile\t%s\n", JOURNAL_HEADER, j->profile);
-	for (size_t i = 0; i < j->n; i++)
-		sb_printf(&b, "%s\t%s\n", j->entries[i].path, j->entries[i].value);
-	r = write_file_atomic(path, b.s, b.len);
+	sb_printf(&b, "%s\nboot_id\t", JOURNAL_HEADER);
+	sb_escaped(&b, j->boot_id);
+	sb_printf(&b, "\nprofile\t");
+	sb_escaped(&b, j->profile);
+	sb_printf(&b, "\n");
+	for (size_t i = 0; i < j->n; i++) {
+		sb_escaped(&b, j->entries[i].path);
+		sb_printf(&b, "\t");
+		sb_escaped(&b, j->entries[i].value);
+		sb_printf(&b, "\n");
+	}
+	r = write_file_replace(path, b.s, b.len, 0600);
 	sb_free(&b);
 	free(path);
 	return r;
 }
 
+/* Line 1 is the header, line 2 the boot id, line 3 the profile, then the
+ * entries. */
 static int parse_line(struct journal *j, const char *file, int lineno, char *line, struct mb_error *err)
 {
-	char *tab = strchr(line, '\t');
+	char *tab = strchr(line, '\t'), *value;
 	const char *why;
 
 	if (lineno == 1) {
 		if (strcmp(line, JOURNAL_HEADER) != 0)
-			return mb_error_set(err, file, 1, 1, "not an mmbatchd journal (expected '%s')", JOURNAL_HEADER),
+			return mb_error_set(err, file, 1, 1, "not an mmbatchd journal of this version (expected '%s')",
+					    JOURNAL_HEADER),
 			       -EINVAL;
 		return 0;
 	}
 	if (!tab)
 		return mb_error_set(err, file, lineno, 1, "expected PATH<TAB>VALUE"), -EINVAL;
 	*tab = '\0';
-	if (strcmp(line, "profile") == 0) {
-		free(j->profile);
-		j->profile = xstrdup(tab + 1);
+	value = tab + 1;
+	/* A raw tab in the value would be a third field (escaped ones are \t). */
+	if (strchr(value, '\t') || unescape_line(line) < 0 || unescape_line(value) < 0)
+		return mb_error_set(err, file, lineno, 1, "malformed escape or field"), -EINVAL;
+	if (lineno == 2 || lineno == 3) {
+		const char *want = lineno == 2 ? "boot_id" : "profile";
+		char **field = lineno == 2 ? &j->boot_id : &j->profile;
+
+		if (strcmp(line, want) != 0)
+			return mb_error_set(err, file, lineno, 1, "expected the %s line", want), -EINVAL;
+		free(*field);
+		*field = xstrdup(value);
 		return 0;
 	}
 	if (knob_check_path(line, &why) < 0)
 		return mb_error_set(err, file, lineno, 1, "refusing journal entry '%s': %s", line, why), -EPERM;
-	if (strlen(tab + 1) >= KNOB_VALUE_MAX || strpbrk(tab + 1, "[]"))
+	if (strlen(value) >= KNOB_VALUE_MAX)
 		return mb_error_set(err, file, lineno, (int)(tab - line) + 2, "invalid value for '%s'", line), -EINVAL;
 	if (journal_find(j, line))
 		return mb_error_set(err, file, lineno, 1, "duplicate journal entry '%s'", line), -EINVAL;
-	journal_add(j, line, tab + 1);
+	journal_add(j, line, value);
 	return 0;
 }
 
-int journal_load(const char *state_dir, struct journal **ret, struct mb_error *err)
+int journal_load(const char *state_dir, const char *boot_id, struct journal **ret, struct mb_error *err)
 {
 	char *path = journal_path(state_dir), *data = NULL, *line, *next;
 	struct journal *j = NULL;
@@ -112,7 +153,9 @@ int journal_load(const char *state_dir, struct journal **ret, struct mb_error *e
 	ssize_t n;
 	size_t len = 0;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
+	/* O_NONBLOCK: a FIFO planted as the journal must not hang the daemon
+	 * (fstat then refuses it as not a regular file). */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0) {
 		r = -errno;
 		if (r != -ENOENT)
@@ -136,16 +179,24 @@ int journal_load(const char *state_dir, struct journal **ret, struct mb_error *e
 	while (len < (size_t)st.st_size && (n = read(fd, data + len, (size_t)st.st_size - len)) > 0)
 		len += (size_t)n;
 	data[len] = '\0';
-	j = journal_new(NULL);
+	j = journal_new(NULL, NULL);
 	r = 0;
 	for (line = data; r == 0 && *line; line = next) {
 		next = strchrnul(line, '\n');
 		if (*next)
 			*next++ = '\0';
 		r = parse_line(j, path, ++lineno, line, err);
+		/* A journal of another boot describes values that are gone:
+		 * stop before its entries. */
+		if (r == 0 && lineno == 2 && strcmp(j->boot_id, boot_id) != 0)
+			r = (mb_error_set(err, path, 2, 1, "journal is from another boot (boot id %s, this boot %s)",
+					  j->boot_id, boot_id),
+			     -ESTALE);
 	}
-	if (r == 0 && lineno == 0)
-		r = (mb_error_set(err, path, 1, 1, "journal is empty"), -EINVAL);
+	if (r == 0 && lineno < 3)
+		r = (mb_error_set(err, path, lineno + 1, 1, "journal is truncated (no %s line)",
+				  lineno < 2 ? "boot_id" : "profile"),
+		     -EINVAL);
 out:
 	if (fd >= 0)
 		close(fd);
@@ -164,10 +215,8 @@ int journal_remove(const char *state_dir)
 	char *path = journal_path(state_dir);
 	int r = 0;
 
-	if (unlink(path) < 0)
-		r = errno == ENOENT ? 0 : -errno;
-	else
-		r = fsync_parent_dir(path);
+	if (unlink(path) < 0 && errno != ENOENT)
+		r = -errno;
 	free(path);
 	return r;
 }

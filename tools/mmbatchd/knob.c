@@ -9,16 +9,19 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "keys.h"
 #include "util.h"
 
-/* Trees a profile (and so the journal) may write. Sysctls: only vm and
- * kernel, the two /proc/sys trees the systemd unit leaves writable. */
+/* Trees a profile (and so the journal) may write. Under /proc/sys only the
+ * keys of the mm allowlist (keys.c); under the two sysfs trees, which hold
+ * nothing but memory-management state, any file. */
 static const char *const allowed_roots[] = {
-	"/proc/sys/vm/",
-	"/proc/sys/kernel/",
+	"/proc/sys/",
 	"/sys/kernel/mm/",
 	"/sys/devices/system/node/",
 };
+
+#define NOT_MM_KEY "not an mm tuning key (mmbatchd --list-keys lists them)"
 
 static const char *allowed_root_of(const char *path)
 {
@@ -37,6 +40,8 @@ static bool is_name_char(char c)
 int knob_check_path(const char *path, const char **why)
 {
 	const char *root, *p, *comp;
+	bool known;
+	char *key;
 
 	if (path[0] != '/') {
 		*why = "must be an absolute path";
@@ -66,10 +71,19 @@ int knob_check_path(const char *path, const char **why)
 	}
 	root = allowed_root_of(path);
 	if (!root || strlen(path) == strlen(root)) {
-		*why = "outside the allowed trees (/proc/sys/vm, /proc/sys/kernel, /sys/kernel/mm, /sys/devices/system/node)";
+		*why = "outside the allowed trees (mm sysctls, /sys/kernel/mm, /sys/devices/system/node)";
 		return -EPERM;
 	}
-	return strncmp(root, "/proc/", 6) == 0 ? KNOB_SYSCTL : KNOB_SYSFS;
+	if (strncmp(root, "/proc/", 6) != 0)
+		return KNOB_SYSFS;
+	key = knob_sysctl_key(path);
+	known = mm_key_find(key) != NULL;
+	free(key);
+	if (!known) {
+		*why = NOT_MM_KEY;
+		return -EPERM;
+	}
+	return KNOB_SYSCTL;
 }
 
 char *knob_sysctl_path(const char *key, const char **why)
@@ -88,7 +102,7 @@ char *knob_sysctl_path(const char *key, const char **why)
 	r = knob_check_path(path, why);
 	if (r != KNOB_SYSCTL) {
 		if (r >= 0 || strncmp(*why, "outside", 7) == 0)
-			*why = "sysctl keys must be under vm. or kernel.";
+			*why = NOT_MM_KEY;
 		else if (strncmp(*why, "empty", 5) == 0)
 			*why = "empty component in dotted key";
 		free(path);
@@ -119,12 +133,13 @@ int knob_resolve(const char *root, const char *path, char **ret, const char **wh
 	char real_root[PATH_MAX], real[PATH_MAX];
 	const char *allowed = allowed_root_of(path);
 	char *full, *tree;
+	bool inside;
 	size_t n;
-	int r;
+	int kind, r;
 
-	r = knob_check_path(path, why);
-	if (r < 0)
-		return r;
+	kind = knob_check_path(path, why);
+	if (kind < 0)
+		return kind;
 	if (!realpath(*root ? root : "/", real_root))
 		return -errno;
 	n = strlen(real_root);
@@ -137,16 +152,21 @@ int knob_resolve(const char *root, const char *path, char **ret, const char **wh
 		return r;
 	}
 	free(full);
-	/* The resolved file must lie under ROOT's copy of the same allowed tree:
-	 * a symlink from /sys/kernel/mm/x to /etc/passwd, or even to another
-	 * allowed tree, is refused. */
+	/* A sysfs file must lie under ROOT's copy of the same allowed tree: a
+	 * symlink from /sys/kernel/mm/x to /etc/passwd, or even to another
+	 * allowed tree, is refused. A sysctl is one file of the allowlist: it
+	 * must resolve to itself, or a symlink from an allowed key could reach
+	 * any other /proc/sys file. */
 	tree = xasprintf("%.*s%s", (int)n, real_root, allowed);
-	if (strncmp(real, tree, strlen(tree)) != 0) {
-		free(tree);
+	if (kind == KNOB_SYSCTL)
+		inside = strncmp(real, real_root, n) == 0 && strcmp(real + n, path) == 0;
+	else
+		inside = strncmp(real, tree, strlen(tree)) == 0;
+	free(tree);
+	if (!inside) {
 		*why = "resolves (through a symlink) outside its allowed tree";
 		return -EPERM;
 	}
-	free(tree);
 	*ret = xstrdup(real);
 	return 0;
 }
@@ -219,17 +239,13 @@ static const char *bracketed(const char *raw, size_t *len)
 	return open + 1;
 }
 
-void knob_canonical(const char *raw, char *out, size_t size)
+/* Copies raw with runs of whitespace collapsed to one space, none at the
+ * ends (multi-value sysctls print tabs, and accept spaces). */
+static void collapse_space(const char *raw, char *out, size_t size)
 {
-	const char *choice;
-	size_t len = 0, o = 0;
+	size_t o = 0;
 	bool space = false;
 
-	choice = bracketed(raw, &len);
-	if (choice) {
-		snprintf(out, size, "%.*s", (int)len, choice);
-		return;
-	}
 	while (*raw == ' ' || *raw == '\t' || *raw == '\n')
 		raw++;
 	for (; *raw && o + 1 < size; raw++) {
@@ -245,17 +261,46 @@ void knob_canonical(const char *raw, char *out, size_t size)
 	out[o] = '\0';
 }
 
+void knob_canonical(const char *raw, char *out, size_t size)
+{
+	const char *choice;
+	size_t len = 0;
+
+	choice = bracketed(raw, &len);
+	if (choice) {
+		snprintf(out, size, "%.*s", (int)len, choice);
+		return;
+	}
+	collapse_space(raw, out, size);
+}
+
+void knob_original(enum knob_kind kind, const char *raw, char *out, size_t size)
+{
+	const char *choice;
+	size_t len = 0;
+
+	choice = kind == KNOB_SYSFS ? bracketed(raw, &len) : NULL;
+	if (choice)
+		snprintf(out, size, "%.*s", (int)len, choice);
+	else
+		snprintf(out, size, "%s", raw);
+}
+
 bool knob_matches(const char *raw, const char *target)
 {
 	char cur[KNOB_VALUE_MAX], want[KNOB_VALUE_MAX];
+	const char *choice;
+	size_t len = 0;
 
-	knob_canonical(raw, cur, sizeof(cur));
-	/* The target is canonicalised as plain text: a profile never brackets. */
-	if (strchr(target, '['))
-		snprintf(want, sizeof(want), "%s", target);
-	else
-		knob_canonical(target, want, sizeof(want));
-	return strcmp(cur, want) == 0;
+	/* As text first: a value that merely contains brackets (a restored
+	 * original) is compared whole. */
+	collapse_space(raw, cur, sizeof(cur));
+	collapse_space(target, want, sizeof(want));
+	if (strcmp(cur, want) == 0)
+		return true;
+	/* A choice file holds target when target is its bracketed choice. */
+	choice = bracketed(raw, &len);
+	return choice && strlen(want) == len && strncmp(choice, want, len) == 0;
 }
 
 bool knob_choice_allowed(const char *raw, const char *target)
@@ -279,14 +324,39 @@ bool knob_choice_allowed(const char *raw, const char *target)
 	return false;
 }
 
+/* Appends a word that the shell reads back as s: as it is when it has only
+ * path characters, else single-quoted. */
+static void sb_shell_word(struct strbuf *b, const char *s)
+{
+	for (const char *c = s; *c; c++) {
+		if (*c != '/' && !is_name_char(*c)) {
+			sb_shell_quoted(b, s);
+			return;
+		}
+	}
+	sb_printf(b, "%s", s);
+}
+
 char *knob_undo_line(const char *root, const char *path, const char *value)
 {
-	if (!*root && strncmp(path, "/proc/sys/", 10) == 0) {
-		char *key = knob_sysctl_key(path), *line;
+	struct strbuf b = { 0 };
 
-		line = xasprintf("sysctl -w %s='%s'", key, value);
+	if (!*root && strncmp(path, "/proc/sys/", 10) == 0) {
+		char *key = knob_sysctl_key(path);
+
+		sb_printf(&b, "sysctl -w ");
+		sb_shell_word(&b, key);
+		sb_printf(&b, "=");
+		sb_shell_quoted(&b, value);
 		free(key);
-		return line;
+	} else {
+		char *file = xasprintf("%s%s", root, path);
+
+		sb_printf(&b, "echo ");
+		sb_shell_quoted(&b, value);
+		sb_printf(&b, " > ");
+		sb_shell_word(&b, file);
+		free(file);
 	}
-	return xasprintf("echo '%s' > %s%s", value, root, path);
+	return b.s;
 }

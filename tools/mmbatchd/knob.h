@@ -15,20 +15,22 @@ enum knob_kind { KNOB_SYSCTL, KNOB_SYSFS };
 #define KNOB_VALUE_MAX 4096
 
 /* Maps a dotted sysctl key (vm.swappiness) to its logical path. Returns NULL
- * with *why set when the key is malformed or outside the allowed trees
- * (vm., kernel.). Caller frees. */
+ * with *why set when the key is malformed or not in the mm allowlist
+ * (keys.h). Caller frees. */
 char *knob_sysctl_path(const char *key, const char **why);
 
 /* The dotted key for a logical /proc/sys path (caller frees). */
 char *knob_sysctl_key(const char *path);
 
 /* Checks a logical path lexically: absolute, no "." / ".." / empty
- * components, only [A-Za-z0-9_.:-] characters, under an allowed root.
- * Returns the kind, or -EPERM with *why set. */
+ * components, only [A-Za-z0-9_.:-] characters, a /proc/sys path of the mm
+ * allowlist (keys.h) or a path under /sys/kernel/mm or
+ * /sys/devices/system/node. Returns the kind, or -EPERM with *why set. */
 int knob_check_path(const char *path, const char **why);
 
 /* Resolves ROOT+path, following symlinks, and checks the result is still
- * under ROOT's copy of the allowed tree the path names. Returns 0 with the
+ * under ROOT's copy of the allowed sysfs tree the path names (a sysctl must
+ * resolve to itself: no symlink at all). Returns 0 with the
  * real path in *ret, -ENOENT when it does not exist, -EPERM (with *why) when
  * it escapes. */
 int knob_resolve(const char *root, const char *path, char **ret, const char **why);
@@ -44,7 +46,14 @@ int knob_write(const char *real, const char *value);
  * runs of whitespace collapsed to one space (multi-value sysctls print tabs). */
 void knob_canonical(const char *raw, char *out, size_t size);
 
-/* Whether raw content already holds target (compared canonically). */
+/* The value that puts the file back exactly as raw shows it: the raw
+ * content itself (byte for byte, as read), except for a sysfs choice file,
+ * whose bracketed choice is what it accepts. Sysctls are never choice
+ * files, so a sysctl text such as "/crash/core [%e] %p" stays whole. */
+void knob_original(enum knob_kind kind, const char *raw, char *out, size_t size);
+
+/* Whether raw content already holds target: equal as text (whitespace runs
+ * collapsed), or target is raw's bracketed choice. */
 bool knob_matches(const char *raw, const char *target);
 
 /* For choice files: whether target is one of the listed choices. Returns true
@@ -55,7 +64,9 @@ bool knob_choice_allowed(const char *raw, const char *target);
 char *knob_display_name(const char *path);
 
 /* A runnable shell line that sets path to value (sysctl -w for sysctls,
- * echo > FILE for sysfs; with a --root the file is named under it). */
+ * echo > FILE for sysfs; with a --root the file is named under it). The
+ * value is single-quoted (each ' as '\''), and so is the file name when it
+ * has other than path characters: no value can become a command. */
 char *knob_undo_line(const char *root, const char *path, const char *value);
 
 #endif

@@ -18,6 +18,7 @@
 #include "apply.h"
 #include "daemon.h"
 #include "journal.h"
+#include "keys.h"
 #include "log.h"
 #include "profile.h"
 #include "status.h"
@@ -25,7 +26,7 @@
 #define STATE_DIR_DEFAULT "/var/lib/mmbatch"
 
 enum mode { MODE_NONE, MODE_HELP, MODE_DAEMON, MODE_CHECK, MODE_PLAN, MODE_ONCE, MODE_VERIFY, MODE_ROLLBACK, MODE_STATUS,
-	    MODE_SHOW_SMOKE };
+	    MODE_SHOW_SMOKE, MODE_LIST_KEYS };
 
 enum { EXIT_FAIL = 1, EXIT_BAD_INPUT = 2 };
 
@@ -33,10 +34,11 @@ static void usage(FILE *f)
 {
 	fputs("usage: mmbatchd --profile FILE [--root DIR] [--state-dir DIR] [--foreground] [--metrics-file PATH]\n"
 	      "       mmbatchd --check FILE | --plan FILE | --once FILE | --verify FILE | --show-smoke FILE\n"
-	      "       mmbatchd --rollback | --status\n"
+	      "       mmbatchd --rollback | --status | --list-keys\n"
 	      "options:\n"
 	      "  --check FILE         validate FILE against the running kernel, write nothing\n"
 	      "  --foreground         stay in the foreground (as under systemd)\n"
+	      "  --list-keys          print the sysctl keys a profile may set, with why\n"
 	      "  --log-level LEVEL    debug, info (default), notice, warning, error\n"
 	      "  --metrics-file PATH  also write Prometheus textfile metrics to PATH\n"
 	      "  --once FILE          apply FILE and exit, leaving the journal for --rollback\n"
@@ -66,7 +68,7 @@ struct cli {
 static int set_mode(struct cli *c, enum mode m, const char *file)
 {
 	if (c->mode != MODE_NONE) {
-		fprintf(stderr, "mmbatchd: only one of --profile, --check, --plan, --once, --verify, --rollback, --status, --show-smoke\n");
+		fprintf(stderr, "mmbatchd: only one of --profile, --check, --plan, --once, --verify, --rollback, --status, --show-smoke, --list-keys\n");
 		return -EINVAL;
 	}
 	c->mode = m;
@@ -95,7 +97,7 @@ static int set_log_level(const char *name)
 static int parse_cli(int argc, char **argv, struct cli *c)
 {
 	enum { O_ROOT = 256, O_STATE_DIR, O_FOREGROUND, O_CHECK, O_PLAN, O_ONCE, O_VERIFY, O_ROLLBACK, O_STATUS,
-	       O_SHOW_SMOKE, O_METRICS, O_PROFILE_DIR, O_VERBOSE, O_LOG_LEVEL, O_HELP };
+	       O_SHOW_SMOKE, O_METRICS, O_PROFILE_DIR, O_VERBOSE, O_LOG_LEVEL, O_HELP, O_LIST_KEYS };
 	static const struct option opts[] = {
 		{ "profile", required_argument, NULL, 'p' },
 		{ "root", required_argument, NULL, O_ROOT },
@@ -113,6 +115,7 @@ static int parse_cli(int argc, char **argv, struct cli *c)
 		{ "verbose", no_argument, NULL, O_VERBOSE },
 		{ "log-level", required_argument, NULL, O_LOG_LEVEL },
 		{ "help", no_argument, NULL, O_HELP },
+		{ "list-keys", no_argument, NULL, O_LIST_KEYS },
 		{ 0 },
 	};
 	int opt, r = 0;
@@ -131,6 +134,7 @@ static int parse_cli(int argc, char **argv, struct cli *c)
 		case O_ROLLBACK: r = set_mode(c, MODE_ROLLBACK, NULL); break;
 		case O_STATUS: r = set_mode(c, MODE_STATUS, NULL); break;
 		case O_SHOW_SMOKE: r = set_mode(c, MODE_SHOW_SMOKE, optarg); break;
+		case O_LIST_KEYS: r = set_mode(c, MODE_LIST_KEYS, NULL); break;
 		case O_METRICS: c->metrics_file = optarg; break;
 		case O_PROFILE_DIR: profile_set_search_dir(optarg); break;
 		case O_VERBOSE: mb_log_set_level(LOG_DEBUG); break;
@@ -207,21 +211,50 @@ static int load_and_plan(const struct cli *c, struct profile **ret_p, struct pla
 	return r;
 }
 
+/* Loads the journal of this boot. Returns 0 with *ret, -ENOENT when there
+ * is none (a journal of another boot is discarded with a log line and
+ * counts as none), or EXIT_BAD_INPUT/EXIT_FAIL after printing why. */
+static int load_boot_journal(const struct cli *c, struct journal **ret)
+{
+	char boot_id[BOOT_ID_MAX];
+	struct mb_error err = { "" };
+	int r;
+
+	r = boot_id_read(c->root, boot_id, sizeof(boot_id));
+	if (r < 0) {
+		fprintf(stderr, "mmbatchd: cannot read the boot id (%s%s): %s\n", c->root, BOOT_ID_PATH, strerror(-r));
+		return EXIT_FAIL;
+	}
+	r = journal_load(c->state_dir, boot_id, ret, &err);
+	if (r == -ESTALE) {
+		log_notice("%s; its values did not survive the reboot, discarding it", err.msg);
+		r = journal_remove(c->state_dir);
+		if (r < 0) {
+			fprintf(stderr, "mmbatchd: cannot remove the journal: %s\n", strerror(-r));
+			return EXIT_FAIL;
+		}
+		return -ENOENT;
+	}
+	if (r < 0 && r != -ENOENT) {
+		fprintf(stderr, "%s\n", err.msg);
+		return EXIT_BAD_INPUT;
+	}
+	return r;
+}
+
 static int run_rollback(const struct cli *c)
 {
 	struct mb_error err = { "" };
 	struct journal *j = NULL;
 	int r;
 
-	r = journal_load(c->state_dir, &j, &err);
+	r = load_boot_journal(c, &j);
 	if (r == -ENOENT) {
-		log_info("no journal in %s, nothing to roll back", c->state_dir);
+		log_info("no journal of this boot in %s, nothing to roll back", c->state_dir);
 		return 0;
 	}
-	if (r < 0) {
-		fprintf(stderr, "%s\n", err.msg);
-		return EXIT_BAD_INPUT;
-	}
+	if (r != 0)
+		return r;
 	r = journal_restore(j, c->root, NULL, &err);
 	journal_free(j);
 	if (r < 0) {
@@ -243,12 +276,10 @@ static int run_once(const struct cli *c, const struct plan *pl)
 	struct journal *j = NULL;
 	int r;
 
-	/* An earlier --once left a journal: its originals win. */
-	r = journal_load(c->state_dir, &j, &err);
-	if (r < 0 && r != -ENOENT) {
-		fprintf(stderr, "%s\n", err.msg);
-		return EXIT_BAD_INPUT;
-	}
+	/* An earlier --once in this boot left a journal: its originals win. */
+	r = load_boot_journal(c, &j);
+	if (r != 0 && r != -ENOENT)
+		return r;
 	r = plan_apply(pl, c->state_dir, &j, &err);
 	journal_free(j);
 	if (r < 0) {
@@ -280,20 +311,23 @@ static int run_daemon(const struct cli *c, struct profile *p)
 	return r < 0 ? (r == -EPERM && err.msg[0] ? EXIT_BAD_INPUT : EXIT_FAIL) : 0;
 }
 
-int main(int argc, char **argv)
+static void block_daemon_signals(void)
 {
-	struct profile *p = NULL;
-	struct plan *pl = NULL;
-	struct cli c;
 	sigset_t mask;
-	int r, lock = -1, status = 0;
 
-	/* Signals arrive through the daemon's signalfd, never as handlers. */
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGHUP);
 	sigprocmask(SIG_BLOCK, &mask, NULL);
+}
+
+int main(int argc, char **argv)
+{
+	struct profile *p = NULL;
+	struct plan *pl = NULL;
+	struct cli c;
+	int r, lock = -1, status = 0;
 
 	if (parse_cli(argc, argv, &c) < 0)
 		return EXIT_BAD_INPUT;
@@ -301,6 +335,9 @@ int main(int argc, char **argv)
 	switch (c.mode) {
 	case MODE_HELP:
 		usage(stdout);
+		break;
+	case MODE_LIST_KEYS:
+		mm_keys_print(stdout);
 		break;
 	case MODE_SHOW_SMOKE: {
 		char *json;
@@ -344,6 +381,12 @@ int main(int argc, char **argv)
 	case MODE_DAEMON:
 		if (load_and_plan(&c, &p, &pl) < 0)
 			return EXIT_BAD_INPUT;
+		/* The daemon takes its signals through a signalfd, never as
+		 * handlers; blocked from here on, before the first write. The
+		 * one-shot modes keep the default actions, so that timeout(1)
+		 * or ^C can always stop them. */
+		if (c.mode == MODE_DAEMON)
+			block_daemon_signals();
 		if (open_state_dir(c.state_dir, &lock) < 0) {
 			status = EXIT_FAIL;
 			break;

@@ -6,7 +6,9 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include "util.h"
@@ -15,7 +17,7 @@ static const char *original_of(const struct status_info *si, const struct plan_i
 {
 	const struct journal_entry *e = journal_find(si->journal, it->k->path);
 
-	return e ? e->value : it->current;
+	return e ? e->value : it->original;
 }
 
 char *status_json(const struct status_info *si)
@@ -98,8 +100,57 @@ static void metric_u64(struct strbuf *b, const char *name, const char *type, con
 	metric(b, name, type, help, num);
 }
 
-int metrics_save(const char *path, const struct status_info *si)
+/* Opens the directory the metrics file goes into. It must not be the state
+ * directory (compared by device and inode, so no other spelling or symlink
+ * reaches it): a metrics file named like the journal or the lock would
+ * replace it with Prometheus text. */
+static int metrics_dir_open(const char *path, const char *state_dir, const char **ret_name, const char **why)
 {
+	struct stat dir_st, state_st;
+	int fd;
+
+	*why = NULL;
+	if (path[0] != '/') {
+		*why = "must be an absolute path";
+		return -EINVAL;
+	}
+	fd = open_parent_dir(path, ret_name);
+	if (fd < 0)
+		return fd;
+	if (!**ret_name || strcmp(*ret_name, ".") == 0 || strcmp(*ret_name, "..") == 0) {
+		close(fd);
+		*why = "must name a file";
+		return -EINVAL;
+	}
+	if (fstat(fd, &dir_st) < 0) {
+		int r = -errno;
+
+		close(fd);
+		return r;
+	}
+	if (stat(state_dir, &state_st) == 0 && dir_st.st_dev == state_st.st_dev && dir_st.st_ino == state_st.st_ino) {
+		close(fd);
+		*why = "is inside the state directory (it would replace the journal or the lock)";
+		return -EPERM;
+	}
+	return fd;
+}
+
+int metrics_path_check(const char *path, const char *state_dir, const char **why)
+{
+	const char *name;
+	int fd = metrics_dir_open(path, state_dir, &name, why);
+
+	if (fd < 0)
+		return fd;
+	close(fd);
+	return 0;
+}
+
+int metrics_save(const char *path, const char *state_dir, const struct status_info *si)
+{
+	const char *name, *why;
+	int dirfd;
 	const struct drain_stats *d = si->drain;
 	struct strbuf b = { 0 };
 	uint64_t applied = 0;
@@ -124,8 +175,15 @@ int metrics_save(const char *path, const struct status_info *si)
 	metric(&b, "last_drain_cost_seconds", "gauge", "Wall time of the last drain.", num);
 	metric_u64(&b, "netlink_overruns_total", "counter", "Exit-event socket overruns (events lost).", si->overruns);
 	metric_u64(&b, "error", "gauge", "1 when the last reload or drain failed.", si->last_error != NULL);
+	/* Checked again at every write: the directory may have been swapped. */
+	dirfd = metrics_dir_open(path, state_dir, &name, &why);
+	if (dirfd < 0) {
+		sb_free(&b);
+		return dirfd;
+	}
 	/* node_exporter reads it as its own user. */
-	r = write_file_replace(path, b.s, b.len, 0644);
+	r = write_file_at(dirfd, name, b.s, b.len, 0644);
+	close(dirfd);
 	sb_free(&b);
 	return r;
 }

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <libgen.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -91,21 +92,6 @@ int trust_check_stat(const struct stat *st, const char **why)
 	return 0;
 }
 
-int fsync_parent_dir(const char *path)
-{
-	char *copy = xstrdup(path);
-	int fd, r = 0;
-
-	fd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	free(copy);
-	if (fd < 0)
-		return -errno;
-	if (fsync(fd) < 0)
-		r = -errno;
-	close(fd);
-	return r;
-}
-
 static int write_all(int fd, const char *data, size_t len)
 {
 	while (len > 0) {
@@ -122,43 +108,62 @@ static int write_all(int fd, const char *data, size_t len)
 	return 0;
 }
 
-static int write_file(const char *path, const char *data, size_t len, bool durable, mode_t mode)
+int write_file_at(int dirfd, const char *name, const char *data, size_t len, mode_t mode)
 {
-	char *tmp = xasprintf("%s.tmpXXXXXX", path);
-	int fd, r;
+	static unsigned counter;
+	char tmp[NAME_MAX + 1];
+	int fd = -1, r;
 
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0) {
-		r = -errno;
-		goto out;
+	if (!*name || strchr(name, '/') || strcmp(name, ".") == 0 || strcmp(name, "..") == 0 ||
+	    strlen(name) > NAME_MAX - 24)
+		return -EINVAL;
+	/* A fresh name, never followed: O_EXCL|O_NOFOLLOW refuses a planted
+	 * file or symlink, and rename replaces the entry, not its target. */
+	for (int tries = 0; fd < 0 && tries < 100; tries++) {
+		snprintf(tmp, sizeof(tmp), ".%s.%d.%u", name, (int)getpid(), counter++);
+		fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd < 0 && errno != EEXIST)
+			return -errno;
 	}
-	/* mkostemp creates 0600; set the mode before anyone can see the file. */
+	if (fd < 0)
+		return -EEXIST;
+	/* Created 0600; the mode is set before anyone can see the name. */
 	r = 0;
-	if (fchmod(fd, mode) < 0 || (r = write_all(fd, data, len)) < 0 || (durable && fsync(fd) < 0)) {
+	if (fchmod(fd, mode) < 0 || (r = write_all(fd, data, len)) < 0) {
 		r = r < 0 ? r : -errno;
 		close(fd);
-		unlink(tmp);
-		goto out;
+		(void)unlinkat(dirfd, tmp, 0);
+		return r;
 	}
-	if (close(fd) < 0 || rename(tmp, path) < 0) {
+	if (close(fd) < 0 || renameat(dirfd, tmp, dirfd, name) < 0) {
 		r = -errno;
-		unlink(tmp);
-		goto out;
+		(void)unlinkat(dirfd, tmp, 0);
 	}
-	r = durable ? fsync_parent_dir(path) : 0;
-out:
-	free(tmp);
 	return r;
 }
 
-int write_file_atomic(const char *path, const char *data, size_t len)
+int open_parent_dir(const char *path, const char **ret_name)
 {
-	return write_file(path, data, len, true, 0600);
+	char *copy = xstrdup(path);
+	const char *slash = strrchr(path, '/');
+	int fd;
+
+	*ret_name = slash ? slash + 1 : path;
+	fd = open(slash ? (slash == path ? "/" : dirname(copy)) : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	free(copy);
+	return fd < 0 ? -errno : fd;
 }
 
 int write_file_replace(const char *path, const char *data, size_t len, mode_t mode)
 {
-	return write_file(path, data, len, false, mode);
+	const char *name;
+	int dirfd = open_parent_dir(path, &name), r;
+
+	if (dirfd < 0)
+		return dirfd;
+	r = write_file_at(dirfd, name, data, len, mode);
+	close(dirfd);
+	return r;
 }
 
 int read_file(const char *path, size_t max, char **ret, size_t *ret_len)
@@ -254,4 +259,89 @@ void sb_free(struct strbuf *b)
 	free(b->s);
 	b->s = NULL;
 	b->len = b->cap = 0;
+}
+
+static void sb_escape(struct strbuf *b, const char *s, bool backslash)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '\\' && backslash)
+			sb_printf(b, "\\\\");
+		else if (c == '\t')
+			sb_printf(b, "\\t");
+		else if (c == '\n')
+			sb_printf(b, "\\n");
+		else if (c == '\r')
+			sb_printf(b, "\\r");
+		else if (c < 0x20 || c == 0x7f)
+			sb_printf(b, "\\x%02x", c);
+		else
+			sb_printf(b, "%c", c);
+	}
+}
+
+void sb_escaped(struct strbuf *b, const char *s)
+{
+	sb_escape(b, s, true);
+}
+
+void sb_printable(struct strbuf *b, const char *s)
+{
+	sb_escape(b, s, false);
+}
+
+static int hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+int unescape_line(char *s)
+{
+	char *o = s;
+
+	for (; *s; s++) {
+		int hi, lo;
+
+		if (*s != '\\') {
+			*o++ = *s;
+			continue;
+		}
+		switch (*++s) {
+		case '\\': *o++ = '\\'; break;
+		case 't': *o++ = '\t'; break;
+		case 'n': *o++ = '\n'; break;
+		case 'r': *o++ = '\r'; break;
+		case 'x':
+			hi = hex_digit(s[1]);
+			lo = hi < 0 ? -1 : hex_digit(s[2]);
+			if (lo < 0 || (hi == 0 && lo == 0))
+				return -EINVAL;
+			*o++ = (char)(hi << 4 | lo);
+			s += 2;
+			break;
+		default:
+			return -EINVAL; /* also a lone trailing backslash */
+		}
+	}
+	*o = '\0';
+	return 0;
+}
+
+void sb_shell_quoted(struct strbuf *b, const char *s)
+{
+	sb_printf(b, "'");
+	for (; *s; s++) {
+		if (*s == '\'')
+			sb_printf(b, "'\\''");
+		else
+			sb_printf(b, "%c", *s);
+	}
+	sb_printf(b, "'");
 }

@@ -1,5 +1,5 @@
-/* Small shared helpers: user-facing errors, files written atomically and
- * durably, trust checks for files the daemon reads as root. */
+/* Small shared helpers: user-facing errors, files written atomically, trust
+ * checks for files the daemon reads as root, escaping. */
 #ifndef MMBATCHD_UTIL_H
 #define MMBATCHD_UTIL_H
 
@@ -32,17 +32,20 @@ void strip_trailing(char *s);
  * than root (or than us when we are not root), or is group/world-writable. */
 int trust_check_stat(const struct stat *st, const char **why);
 
-/* Writes data to path atomically: a 0600 temp file in the same directory,
- * fsync, rename over path, fsync of the directory. Negative errno. */
-int write_file_atomic(const char *path, const char *data, size_t len);
+/* Writes data to NAME in the directory dirfd atomically: a fresh temp file
+ * there (O_EXCL, never following a symlink), then renamed over NAME, which
+ * replaces the entry and never writes through a symlink or hard link named
+ * NAME. No fsync: the files mmbatchd writes need only outlive a crash of
+ * the daemon, not of the machine (see journal.h). NAME is one path
+ * component. Negative errno. */
+int write_file_at(int dirfd, const char *name, const char *data, size_t len, mode_t mode);
 
-/* The same without the fsyncs, with the given mode, for files that are only
- * reports (status, metrics): readers never see a partial file, but a crash
- * may lose it. */
+/* The same for a path, in the directory that holds it. */
 int write_file_replace(const char *path, const char *data, size_t len, mode_t mode);
 
-/* fsync of the directory that holds path. Negative errno. */
-int fsync_parent_dir(const char *path);
+/* Opens the directory that holds path (O_DIRECTORY) and points *ret_name at
+ * path's last component. Returns the fd or a negative errno. */
+int open_parent_dir(const char *path, const char **ret_name);
 
 /* Reads a whole small file (up to max bytes) into a NUL-terminated buffer.
  * Negative errno; -EFBIG when larger than max. */
@@ -56,5 +59,22 @@ struct strbuf {
 void sb_printf(struct strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void sb_json_str(struct strbuf *b, const char *s);
 void sb_free(struct strbuf *b);
+
+/* Appends s with backslash escapes for '\\', tab, newline, CR and every
+ * other control byte (\xHH), so that it fits on one line of a line-based
+ * file or log and reads back byte for byte with unescape_line(). */
+void sb_escaped(struct strbuf *b, const char *s);
+
+/* Appends s with every control byte shown as an escape (\n, \t, \r,
+ * \xHH) and everything else, backslashes included, as it is: for log lines,
+ * which must stay one line each but need not read back. */
+void sb_printable(struct strbuf *b, const char *s);
+
+/* Undoes sb_escaped() in place. Returns 0, or -EINVAL for a malformed or
+ * NUL-producing escape. */
+int unescape_line(char *s);
+
+/* Appends s as one POSIX shell word: single-quoted, each ' as '\''. */
+void sb_shell_quoted(struct strbuf *b, const char *s);
 
 #endif

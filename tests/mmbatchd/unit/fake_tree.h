@@ -14,6 +14,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* The fake tree's boot id (the journal records it). */
+#define FAKE_BOOT_ID "0f5a3c9e-1b2d-4e6f-8a7b-9c0d1e2f3a4b"
+
 struct fake {
 	char dir[256];
 	char root[300];
@@ -91,6 +94,7 @@ static inline int fake_setup(void **state)
 	fake_write(f->root, "proc/sys/kernel/numa_balancing", "1\n");
 	fake_write(f->root, "sys/kernel/mm/transparent_hugepage/enabled", "always [madvise] never\n");
 	fake_write(f->root, "sys/devices/system/node/node0/reclaim", "0\n");
+	fake_write(f->root, "proc/sys/kernel/random/boot_id", FAKE_BOOT_ID "\n");
 	*state = f;
 	return 0;
 }

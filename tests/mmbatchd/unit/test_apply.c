@@ -60,7 +60,7 @@ static const char *P1 = "sysctl:\n"
 			"  vm.swappiness: 10\n"
 			"  vm.dirty_ratio: 20\n" /* unchanged: not written */
 			"  kernel.numa_balancing: 0\n"
-			"  vm.absent: {value: 1, optional: true}\n"
+			"  vm.nr_hugepages: {value: 1, optional: true}\n"
 			"sysfs:\n"
 			"  /sys/kernel/mm/transparent_hugepage/enabled: never\n";
 
@@ -102,11 +102,11 @@ static void test_apply_and_rollback(void **state)
 	assert_int_equal(plan_verify(pl, stdout), 0);
 
 	/* The journal on disk holds every original (not the absent one). */
-	assert_int_equal(journal_load(f->state, &loaded, &err), 0);
+	assert_int_equal(journal_load(f->state, FAKE_BOOT_ID, &loaded, &err), 0);
 	assert_int_equal(loaded->n, 4);
 	assert_string_equal(journal_find(loaded, "/proc/sys/vm/swappiness")->value, "60");
 	assert_string_equal(journal_find(loaded, "/sys/kernel/mm/transparent_hugepage/enabled")->value, "madvise");
-	assert_null(journal_find(loaded, "/proc/sys/vm/absent"));
+	assert_null(journal_find(loaded, "/proc/sys/vm/nr_hugepages"));
 
 	/* Drift is reported. */
 	fake_write(f->root, "proc/sys/vm/swappiness", "11\n");
@@ -120,7 +120,7 @@ static void test_apply_and_rollback(void **state)
 	assert_string_equal(fake_read(f->root, "proc/sys/kernel/numa_balancing"), "1");
 	assert_string_equal(fake_read(f->root, "sys/kernel/mm/transparent_hugepage/enabled"), "madvise");
 	assert_int_equal(journal_remove(f->state), 0);
-	assert_int_equal(journal_load(f->state, &loaded, &err), -ENOENT);
+	assert_int_equal(journal_load(f->state, FAKE_BOOT_ID, &loaded, &err), -ENOENT);
 
 	journal_free(loaded);
 	journal_free(j);
@@ -146,7 +146,7 @@ static void test_failed_write_restores(void **state)
 	assert_string_equal(fake_read(f->root, "proc/sys/kernel/numa_balancing"), "1");
 	assert_string_equal(fake_read(f->root, "sys/kernel/mm/transparent_hugepage/enabled"), "always [madvise] never");
 	/* A fresh apply that failed leaves no journal behind. */
-	assert_int_equal(journal_load(f->state, &loaded, &err), -ENOENT);
+	assert_int_equal(journal_load(f->state, FAKE_BOOT_ID, &loaded, &err), -ENOENT);
 	plan_free(pl);
 	profile_free(p);
 }
@@ -188,7 +188,7 @@ static void test_tampered_journal(void **state)
 	char link[600];
 
 	/* Outside the allowlist: refused while loading. */
-	fake_write(f->state, "journal", "# mmbatchd journal v1\nprofile\tx\n/proc/sys/vm/swappiness\t1\n/proc/sys/fs/suid_dumpable\t2\n");
+	fake_write(f->state, "journal", "# mmbatchd journal v2\nboot_id\t" FAKE_BOOT_ID "\nprofile\tx\n/proc/sys/vm/swappiness\t1\n/proc/sys/fs/suid_dumpable\t2\n");
 	chmod(f->state, 0700);
 	{
 		char path[600];
@@ -196,14 +196,14 @@ static void test_tampered_journal(void **state)
 		snprintf(path, sizeof(path), "%s/journal", f->state);
 		chmod(path, 0600);
 	}
-	assert_int_equal(journal_load(f->state, &j, &err), -EPERM);
-	assert_non_null(strstr(err.msg, "/journal:4:1: refusing journal entry '/proc/sys/fs/suid_dumpable': outside the allowed trees"));
+	assert_int_equal(journal_load(f->state, FAKE_BOOT_ID, &j, &err), -EPERM);
+	assert_non_null(strstr(err.msg, "/journal:5:1: refusing journal entry '/proc/sys/fs/suid_dumpable': not an mm tuning key"));
 
 	/* A symlink escape: refused at restore time, and nothing is written,
 	 * not even the valid entry before it. */
 	snprintf(link, sizeof(link), "%s/sys/kernel/mm/evil", f->root);
 	assert_int_equal(symlink("/etc/hostname", link), 0);
-	j = journal_new("x");
+	j = journal_new("x", FAKE_BOOT_ID);
 	journal_add(j, "/proc/sys/vm/swappiness", "1");
 	journal_add(j, "/sys/kernel/mm/evil", "pwned");
 	reset_wrap();
@@ -220,7 +220,7 @@ static void test_tampered_journal(void **state)
 		snprintf(path, sizeof(path), "%s/journal", f->state);
 		chmod(path, 0600);
 	}
-	assert_int_equal(journal_load(f->state, &j, &err), -EINVAL);
+	assert_int_equal(journal_load(f->state, FAKE_BOOT_ID, &j, &err), -EINVAL);
 	assert_non_null(strstr(err.msg, "/journal:1:1: not an mmbatchd journal"));
 }
 

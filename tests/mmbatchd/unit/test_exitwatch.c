@@ -25,6 +25,10 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <linux/acct.h>
+#include <linux/genetlink.h>
+#include <linux/netlink.h>
+#include <linux/taskstats.h>
 
 #include "exitwatch.h"
 #include "log.h"
@@ -220,6 +224,62 @@ static void test_overrun_survives(void **state)
 	assert_int_equal(count_pid(&s, after, NULL), 1);
 }
 
+/* Netlink lets any local process unicast to our port: a forged exit record
+ * (the shape taskstats sends: AGGR_PID {PID, STATS with AGROUP}, a peak RSS
+ * that would make any policy drain) sent from a user socket must never
+ * become an event; a real exit after it still does. */
+static void test_forged_record_dropped(void **state)
+{
+	struct exitwatch *w = *state;
+	static struct seen s;
+	struct forged {
+		struct nlmsghdr nlh;
+		struct genlmsghdr genl;
+		struct nlattr aggr;
+		struct nlattr pid_attr;
+		uint32_t pid;
+		struct nlattr stats_attr;
+		struct taskstats ts;
+	} __attribute__((packed)) msg;
+	struct sockaddr_nl to = { .nl_family = AF_NETLINK }, self;
+	socklen_t len = sizeof(self);
+	const pid_t forged_pid = 424242;
+	int fd;
+	pid_t after;
+
+	memset(&s, 0, sizeof(s));
+	assert_int_equal(getsockname(exitwatch_fd(w), (struct sockaddr *)&self, &len), 0);
+	to.nl_pid = self.nl_pid;
+	memset(&msg, 0, sizeof(msg));
+	msg.nlh.nlmsg_len = sizeof(msg);
+	msg.nlh.nlmsg_type = exitwatch_family(w);
+	msg.genl.cmd = TASKSTATS_CMD_NEW;
+	msg.genl.version = 1;
+	msg.aggr.nla_type = TASKSTATS_TYPE_AGGR_PID;
+	msg.aggr.nla_len = (uint16_t)(sizeof(msg) - offsetof(struct forged, aggr));
+	msg.pid_attr.nla_type = TASKSTATS_TYPE_PID;
+	msg.pid_attr.nla_len = NLA_HDRLEN + sizeof(uint32_t);
+	msg.pid = (uint32_t)forged_pid;
+	msg.stats_attr.nla_type = TASKSTATS_TYPE_STATS;
+	msg.stats_attr.nla_len = (uint16_t)(NLA_HDRLEN + sizeof(struct taskstats));
+	msg.ts.ac_flag = AGROUP;
+	msg.ts.ac_tgid = (uint32_t)forged_pid;
+	msg.ts.hiwater_rss = 64ULL << 30;
+	memcpy(msg.ts.ac_comm, "forged", 7);
+
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
+	assert_true(fd >= 0);
+	assert_int_equal(sendto(fd, &msg, sizeof(msg), 0, (struct sockaddr *)&to, sizeof(to)), (ssize_t)sizeof(msg));
+	close(fd);
+
+	after = spawn(2, 1, "ew-real");
+	reap(after);
+	wait_for(w, &s, &after, 1);
+	assert_int_equal(count_pid(&s, after, NULL), 1);
+	assert_int_equal(count_pid(&s, forged_pid, NULL), 0);
+	assert_true(exitwatch_forged(w) >= 1);
+}
+
 static void test_free_null(void **state)
 {
 	(void)state;
@@ -232,6 +292,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_single_threaded_exits, open_watch, close_watch),
 		cmocka_unit_test_setup_teardown(test_threads_one_event, open_watch, close_watch),
 		cmocka_unit_test_setup_teardown(test_overrun_survives, open_watch, close_watch),
+		cmocka_unit_test_setup_teardown(test_forged_record_dropped, open_watch, close_watch),
 		cmocka_unit_test(test_free_null),
 	};
 

@@ -34,7 +34,7 @@ static void test_parse_full(void **state)
 	p = load_str("sysctl:\n"
 		     "  vm.swappiness: 10\n"
 		     "  vm.dirty_ratio: \"15\"\n"
-		     "  vm.maybe: {value: 3, optional: true}\n"
+		     "  vm.nr_hugepages: {value: 3, optional: true}\n"
 		     "sysfs:\n"
 		     "  /sys/kernel/mm/transparent_hugepage/enabled: never\n"
 		     "drain:\n"
@@ -59,7 +59,7 @@ static void test_parse_full(void **state)
 	assert_int_equal(k->mark.col, 3);
 	assert_int_equal(k->value_mark.col, 18);
 	assert_string_equal(find(p, "/proc/sys/vm/dirty_ratio")->value, "15");
-	assert_true(find(p, "/proc/sys/vm/maybe")->optional);
+	assert_true(find(p, "/proc/sys/vm/nr_hugepages")->optional);
 	k = find(p, "/sys/kernel/mm/transparent_hugepage/enabled");
 	assert_int_equal(k->kind, KNOB_SYSFS);
 	assert_string_equal(k->value, "never");
