@@ -12,5 +12,10 @@ usage() { echo "usage: MMBATCHD=BIN MBD_UNIT_DIR=DIR check.sh" >&2; exit 2; }
 [ -n "${MBD_UNIT_DIR:-}" ] || usage
 top=$(cd "$(dirname "$0")/../.." && pwd)
 export MMBATCHD TOP="$top"
+# The tests' temp dirs hold profiles, which mmbatchd refuses in a directory
+# that is group/world-writable or not root's, /tmp included: they go under
+# OUT (root's, 0755) instead. MBD_TMPDIR overrides.
+export TMPDIR=${MBD_TMPDIR:-${OUT:-$top/out}/test-tmp}
+mkdir -p -m 0755 "$TMPDIR"
 
 exec "$top/tools/run-suite.sh" check-daemon "$MBD_UNIT_DIR" "$top/tests/mmbatchd" "${MBD_TESTS:-}"

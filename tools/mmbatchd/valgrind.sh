@@ -11,7 +11,9 @@ set -eu
 
 usage() { echo "usage: MMBATCHD=BIN valgrind.sh" >&2; exit 2; }
 [ -n "${MMBATCHD:-}" ] && [ -x "$MMBATCHD" ] || usage
-t=$(mktemp -d)
+# Not in /tmp: mmbatchd refuses profiles in a world-writable directory.
+tmp_base=${OUT:-$(cd "$(dirname "$0")/../.." && pwd)/out}/test-tmp
+t=$(mkdir -p -m 0755 "$tmp_base" && mktemp -d "$tmp_base/valgrind.XXXXXX")
 daemon_pid=
 cleanup() { [ -n "$daemon_pid" ] && kill -9 "$daemon_pid" 2>/dev/null; rm -rf "$t"; }
 trap cleanup EXIT
