@@ -1,18 +1,25 @@
 /* See profile.h. Loading is two steps per file: build a node tree
  * (yamltree.c), then walk it into the merged profile. Includes are merged
- * first, in order, then the including file's own keys: later keys win. */
+ * first, in order, then the including file's own keys: later keys win. A
+ * file already loaded (same device and inode) is not loaded again: its keys
+ * took effect where it was first included.
+ *
+ * Every step is O(n log n) or better in the input size, so that the limits in
+ * profile.h bound the time of a load. */
 #include "profile.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <libgen.h>
+#include <limits.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "trust.h"
 #include "yamltree.h"
 
 static const char *search_dir = PROFILE_DIR_DEFAULT;
@@ -31,11 +38,26 @@ struct load_frame {
 	int depth;
 };
 
+/* Slots of the knob index: a power of two, at least twice the most knobs. */
+#define KNOB_SLOTS 2048
+_Static_assert(KNOB_SLOTS >= 2 * PROFILE_MAX_KNOBS && (KNOB_SLOTS & (KNOB_SLOTS - 1)) == 0, "KNOB_SLOTS");
+
+struct file_id {
+	dev_t dev;
+	ino_t ino;
+};
+
 struct loader {
 	struct profile *p;
 	struct mb_error *err;
 	bool allow_include;
+	size_t n_includes;          /* include entries seen, repeats too */
+	size_t total_bytes;         /* read from all files */
+	struct file_id *loaded;     /* every file loaded, to skip repeats */
+	size_t n_loaded;
+	uint32_t *knob_slots;       /* open addressing: 1 + index into p->knobs, 0 free */
 };
+
 
 #define FAIL_AT(ld, file, node, ...)                                                  \
 	(mb_error_set((ld)->err, (file), (node)->line, (node)->col, __VA_ARGS__), -EINVAL)
@@ -57,19 +79,63 @@ static const char *type_name(const struct ynode *n)
 	return n->type == YNODE_MAP ? "a mapping" : n->type == YNODE_SEQ ? "a list" : "a scalar";
 }
 
-/* Checks the map's keys are scalars and unique. */
+struct key_ref {
+	const char *s;
+	size_t i;
+};
+
+static int key_ref_cmp(const void *a, const void *b)
+{
+	const struct key_ref *x = a, *y = b;
+	int c = strcmp(x->s, y->s);
+
+	return c ? c : (x->i > y->i) - (x->i < y->i);
+}
+
+/* Among the first n scalar keys of map: the first one (in file order) equal
+ * to an earlier one, and the earliest of those, as a pairwise scan would
+ * find them, but by sorting (key, position): O(n log n) even for the largest
+ * map a file can hold. Returns false when all differ. */
+static bool find_duplicate_key(const struct ynode *map, size_t n, size_t *ret_dup, size_t *ret_first)
+{
+	struct key_ref *refs;
+	bool found = false;
+
+	if (n < 2)
+		return false;
+	refs = xcalloc(n, sizeof(*refs));
+	for (size_t i = 0; i < n; i++)
+		refs[i] = (struct key_ref){ .s = map->items[2 * i]->value, .i = i };
+	qsort(refs, n, sizeof(*refs), key_ref_cmp);
+	/* In each run of equal keys the first is the earliest, the second the
+	 * first repeat: report the run whose repeat comes first. */
+	for (size_t j = 1; j < n; j++) {
+		if (strcmp(refs[j - 1].s, refs[j].s) != 0 || (j >= 2 && strcmp(refs[j - 2].s, refs[j].s) == 0))
+			continue;
+		if (!found || refs[j].i < *ret_dup) {
+			*ret_dup = refs[j].i;
+			*ret_first = refs[j - 1].i;
+			found = true;
+		}
+	}
+	free(refs);
+	return found;
+}
+
+/* Checks the map's keys are scalars and unique; the first offending key in
+ * file order is reported. */
 static int check_map_keys(struct loader *ld, const char *file, const struct ynode *map)
 {
-	for (size_t i = 0; i < map->n_items; i += 2) {
-		const struct ynode *k = map->items[i];
+	size_t n = map->n_items / 2, scalars = 0, dup = 0, first = 0;
 
-		if (k->type != YNODE_SCALAR)
-			return FAIL_AT(ld, file, k, "mapping keys must be scalars, not %s", type_name(k));
-		for (size_t j = 0; j < i; j += 2)
-			if (strcmp(map->items[j]->value, k->value) == 0)
-				return FAIL_AT(ld, file, k, "duplicate key '%s' (first at line %d)", k->value,
-					       map->items[j]->line);
-	}
+	while (scalars < n && map->items[2 * scalars]->type == YNODE_SCALAR)
+		scalars++;
+	if (find_duplicate_key(map, scalars, &dup, &first))
+		return FAIL_AT(ld, file, map->items[2 * dup], "duplicate key '%s' (first at line %d)",
+			       map->items[2 * dup]->value, map->items[2 * first]->line);
+	if (scalars < n)
+		return FAIL_AT(ld, file, map->items[2 * scalars], "mapping keys must be scalars, not %s",
+			       type_name(map->items[2 * scalars]));
 	return 0;
 }
 
@@ -143,18 +209,41 @@ static int parse_number(struct loader *ld, const char *file, const struct ynode 
 	return 0;
 }
 
-static void set_knob(struct profile *p, struct knob_setting *k)
+static uint64_t hash_str(const char *s)
 {
-	for (size_t i = 0; i < p->n_knobs; i++) {
-		if (strcmp(p->knobs[i].path, k->path) == 0) {
-			free(p->knobs[i].path);
-			free(p->knobs[i].value);
-			p->knobs[i] = *k;
-			return;
+	uint64_t h = 14695981039346656037ULL; /* FNV-1a */
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+/* Sets a knob: a path seen before keeps its place (the order knobs are
+ * applied in) and takes the new value; a new one goes last, up to
+ * PROFILE_MAX_KNOBS. Takes k's strings on success. O(1) through the index. */
+static int set_knob(struct loader *ld, const char *file, const struct ynode *key, struct knob_setting *k)
+{
+	struct profile *p = ld->p;
+	size_t s = hash_str(k->path) & (KNOB_SLOTS - 1);
+
+	for (; ld->knob_slots[s]; s = (s + 1) & (KNOB_SLOTS - 1)) {
+		struct knob_setting *old = &p->knobs[ld->knob_slots[s] - 1];
+
+		if (strcmp(old->path, k->path) == 0) {
+			free(old->path);
+			free(old->value);
+			*old = *k;
+			return 0;
 		}
 	}
-	p->knobs = xreallocarray(p->knobs, p->n_knobs + 1, sizeof(*p->knobs));
+	if (p->n_knobs >= PROFILE_MAX_KNOBS)
+		return FAIL_AT(ld, file, key, "too many keys (limit %d sysctl and sysfs keys across the profile and its includes)",
+			       PROFILE_MAX_KNOBS);
+	if (p->n_knobs % 64 == 0)
+		p->knobs = xreallocarray(p->knobs, p->n_knobs + 64, sizeof(*p->knobs));
 	p->knobs[p->n_knobs++] = *k;
+	ld->knob_slots[s] = (uint32_t)p->n_knobs;
+	return 0;
 }
 
 /* value: scalar, or {value: X, optional: true|false} */
@@ -226,11 +315,13 @@ static int parse_knobs(struct loader *ld, const char *file, const struct ynode *
 			k.path = xstrdup(key->value);
 		}
 		r = parse_knob_value(ld, file, map->items[i + 1], key->value, &k);
+		if (r == 0)
+			r = set_knob(ld, file, key, &k);
 		if (r < 0) {
 			free(k.path);
+			free(k.value);
 			return r;
 		}
-		set_knob(ld->p, &k);
 	}
 	return 0;
 }
@@ -297,6 +388,10 @@ static int parse_smoke(struct loader *ld, const char *file, const struct ynode *
 		if (strcmp(key->value, "benchmarks") == 0) {
 			if (v->type != YNODE_SEQ || v->n_items == 0)
 				return FAIL_AT(ld, file, v, "smoke.benchmarks must be a non-empty list of benchmark names");
+			/* The limit keeps the pairwise check below small. */
+			if (v->n_items > PROFILE_MAX_BENCHMARKS)
+				return FAIL_AT(ld, file, v->items[PROFILE_MAX_BENCHMARKS],
+					       "smoke.benchmarks: more than %d benchmarks", PROFILE_MAX_BENCHMARKS);
 			for (size_t j = 0; j < v->n_items; j++) {
 				const struct ynode *b = v->items[j];
 
@@ -374,6 +469,9 @@ static int parse_includes(struct loader *ld, const char *file, const struct ynod
 
 		if (it->type != YNODE_SCALAR || ynode_is_null(it))
 			return FAIL_AT(ld, file, it, "include must be a file name or a list of file names");
+		if (++ld->n_includes > PROFILE_MAX_INCLUDES)
+			return FAIL_AT(ld, file, it, "too many includes (limit %d across the profile and its includes)",
+				       PROFILE_MAX_INCLUDES);
 		path = find_include(file, it->value);
 		r = load_file(ld, path, frame, file, it);
 		free(path);
@@ -453,17 +551,26 @@ static int load_data(struct loader *ld, const char *file, const char *data, size
 	return r;
 }
 
+static bool already_loaded(const struct loader *ld, const struct stat *st)
+{
+	for (size_t i = 0; i < ld->n_loaded; i++)
+		if (ld->loaded[i].dev == st->st_dev && ld->loaded[i].ino == st->st_ino)
+			return true;
+	return false;
+}
+
 /* from: the include item naming this file in parent_file (NULL for the top
  * file); errors about the file as a whole point there. */
 static int load_file(struct loader *ld, const char *name, const struct load_frame *parent, const char *parent_file,
 		     const struct ynode *from)
 {
 	struct load_frame frame = { .parent = parent, .depth = parent ? parent->depth + 1 : 0 };
-	const char *file, *why;
+	struct trust_refusal refusal;
+	char reason[PATH_MAX + 64];
+	const char *file;
 	char *data = NULL;
 	struct stat st;
 	size_t len = 0;
-	ssize_t n;
 	int fd, r;
 
 #define FAIL_FILE(...) \
@@ -471,31 +578,52 @@ static int load_file(struct loader *ld, const char *name, const struct load_fram
 
 	if (frame.depth > PROFILE_MAX_INCLUDE_DEPTH)
 		return FAIL_FILE("includes nested deeper than %d", PROFILE_MAX_INCLUDE_DEPTH);
-	fd = open(name, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	/* Never blocks (a FIFO is refused unopened) and checks every directory
+	 * on the way. */
+	fd = trust_open(name, &st, &refusal);
+	if (fd == -EPERM)
+		return FAIL_FILE("refusing untrusted %s '%s': %s", from ? "include" : "profile", name,
+				 trust_refusal_str(&refusal, reason, sizeof(reason)));
 	if (fd < 0)
-		return from ? FAIL_FILE("cannot open include '%s': %s", name, strerror(errno))
-			    : FAIL_FILE("cannot open profile: %s", strerror(errno));
-	if (fstat(fd, &st) < 0) {
-		r = FAIL_FILE("cannot stat '%s': %s", name, strerror(errno));
-		goto out;
-	}
-	if (trust_check_stat(&st, &why) < 0) {
-		r = FAIL_FILE("refusing untrusted %s '%s': %s", from ? "include" : "profile", name, why);
-		goto out;
-	}
+		return from ? FAIL_FILE("cannot open include '%s': %s", name, strerror(-fd))
+			    : FAIL_FILE("cannot open profile: %s", strerror(-fd));
 	for (const struct load_frame *f = parent; f; f = f->parent) {
 		if (f->dev == st.st_dev && f->ino == st.st_ino) {
 			r = FAIL_FILE("include cycle: '%s' is already being loaded", name);
 			goto out;
 		}
 	}
+	if (already_loaded(ld, &st)) {
+		r = 0; /* its keys already took effect at its first include */
+		goto out;
+	}
 	if (st.st_size > PROFILE_MAX_BYTES) {
 		r = FAIL_FILE("'%s' is larger than %d bytes", name, PROFILE_MAX_BYTES);
 		goto out;
 	}
+	if ((size_t)st.st_size > PROFILE_MAX_TOTAL_BYTES - ld->total_bytes) {
+		r = FAIL_FILE("'%s' is too large: the profile and its includes may hold at most %d bytes in total", name,
+			      PROFILE_MAX_TOTAL_BYTES);
+		goto out;
+	}
+	/* Up to the size fstat saw: a file that grows meanwhile is cut there. */
 	data = xcalloc((size_t)st.st_size + 1, 1);
-	while (len < (size_t)st.st_size && (n = read(fd, data + len, (size_t)st.st_size - len)) > 0)
+	while (len < (size_t)st.st_size) {
+		ssize_t n = read(fd, data + len, (size_t)st.st_size - len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			r = FAIL_FILE("cannot read '%s': %s", name, strerror(errno));
+			goto out;
+		}
+		if (n == 0)
+			break;
 		len += (size_t)n;
+	}
+	ld->total_bytes += len;
+	ld->loaded = xreallocarray(ld->loaded, ld->n_loaded + 1, sizeof(*ld->loaded));
+	ld->loaded[ld->n_loaded++] = (struct file_id){ .dev = st.st_dev, .ino = st.st_ino };
 	frame.name = name;
 	frame.dev = st.st_dev;
 	frame.ino = st.st_ino;
@@ -525,12 +653,26 @@ static struct profile *profile_new(const char *path)
 	return p;
 }
 
+static void loader_init(struct loader *ld, const char *path, struct mb_error *err, bool allow_include)
+{
+	*ld = (struct loader){ .p = profile_new(path), .err = err, .allow_include = allow_include };
+	ld->knob_slots = xcalloc(KNOB_SLOTS, sizeof(*ld->knob_slots));
+}
+
+static void loader_fini(struct loader *ld)
+{
+	free(ld->knob_slots);
+	free(ld->loaded);
+}
+
 int profile_load(const char *path, struct profile **ret, struct mb_error *err)
 {
-	struct loader ld = { .p = profile_new(path), .err = err, .allow_include = true };
+	struct loader ld;
 	int r;
 
+	loader_init(&ld, path, err, true);
 	r = load_file(&ld, path, NULL, NULL, NULL);
+	loader_fini(&ld);
 	if (r < 0) {
 		profile_free(ld.p);
 		return r;
@@ -541,11 +683,16 @@ int profile_load(const char *path, struct profile **ret, struct mb_error *err)
 
 int profile_load_string(const char *name, const char *data, size_t len, struct profile **ret, struct mb_error *err)
 {
-	struct loader ld = { .p = profile_new(name), .err = err, .allow_include = false };
 	struct load_frame frame = { .name = name };
+	struct loader ld;
 	int r;
 
-	r = load_data(&ld, remember_file(ld.p, name), data, len, &frame);
+	loader_init(&ld, name, err, false);
+	if (len > PROFILE_MAX_BYTES)
+		r = (mb_error_set(err, name, 1, 1, "'%s' is larger than %d bytes", name, PROFILE_MAX_BYTES), -EINVAL);
+	else
+		r = load_data(&ld, remember_file(ld.p, name), data, len, &frame);
+	loader_fini(&ld);
 	if (r < 0) {
 		profile_free(ld.p);
 		return r;

@@ -16,9 +16,17 @@
 #include "util.h"
 
 #define PROFILE_DIR_DEFAULT "/usr/share/mmbatch/profiles"
-#define PROFILE_MAX_BYTES (1024 * 1024)
-#define PROFILE_MAX_INCLUDE_DEPTH 16
 #define PROFILE_VALUE_MAX 1024
+/* Limits of one load (profile_load or profile_load_string), so that a
+ * hostile or broken profile costs a bounded time and memory, also in a SIGHUP
+ * reload (which holds up SIGTERM until it is done). A repeated include is
+ * read once and costs only its entry. Each is a FILE:LINE:COL error. */
+#define PROFILE_MAX_BYTES (1024 * 1024)       /* one file */
+#define PROFILE_MAX_TOTAL_BYTES (1024 * 1024) /* all files together */
+#define PROFILE_MAX_INCLUDE_DEPTH 16
+#define PROFILE_MAX_INCLUDES 128   /* include entries in all files, repeats too */
+#define PROFILE_MAX_KNOBS 1024     /* sysctl + sysfs keys of the merged profile */
+#define PROFILE_MAX_BENCHMARKS 64  /* smoke.benchmarks entries */
 
 /* Where a key was written; file points into profile->files. */
 struct mark {
@@ -61,12 +69,12 @@ struct profile {
  * directory (default PROFILE_DIR_DEFAULT). The string is not copied. */
 void profile_set_search_dir(const char *dir);
 
-/* Loads path (trusted files only, see trust_check_stat). Returns 0, or a
- * negative errno with err filled. */
+/* Loads path and its includes (trusted files only, see trust.h). Returns 0,
+ * or a negative errno with err filled. */
 int profile_load(const char *path, struct profile **ret, struct mb_error *err);
 
 /* Loads from memory, as if read from name (no includes allowed: used by the
- * fuzzer and unit tests). */
+ * fuzzer and unit tests); the same limits apply. */
 int profile_load_string(const char *name, const char *data, size_t len, struct profile **ret,
 			struct mb_error *err);
 

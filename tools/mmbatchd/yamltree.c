@@ -43,9 +43,14 @@ bool ynode_is_null(const struct ynode *n)
 	       (n->value[0] == '\0' || strcmp(n->value, "~") == 0 || strcmp(n->value, "null") == 0);
 }
 
+/* The items array holds max(4, next power of two) slots: it doubles when
+ * full, so a map of n keys costs O(n) copying, not O(n^2). */
 static void add_item(struct ynode *parent, struct ynode *child)
 {
-	parent->items = xreallocarray(parent->items, parent->n_items + 1, sizeof(*parent->items));
+	size_t n = parent->n_items;
+
+	if (n == 0 || (n >= 4 && (n & (n - 1)) == 0))
+		parent->items = xreallocarray(parent->items, n ? 2 * n : 4, sizeof(*parent->items));
 	parent->items[parent->n_items++] = child;
 }
 

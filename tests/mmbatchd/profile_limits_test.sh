@@ -1,0 +1,102 @@
+#!/bin/bash
+# Parser limits (security issue 12): a repeated include is read once (a chain
+# where every file includes the next one 4 times stays cheap, and the skipped
+# repeat does not re-apply its keys), the number of includes, of keys and of
+# bytes across all files is capped with a FILE:LINE:COL error naming the limit,
+# and a large map of unique keys is checked for duplicates in O(n log n)
+# (a 780 KB profile once took 12.8 s). Each case prints its time.
+# Reads: MMBATCHD, TOP.
+. "$(dirname "$0")/lib.sh"
+setup
+
+fake_knob proc/sys/vm/swappiness 60
+fake_knob proc/sys/vm/dirty_ratio 20
+P=$PROFILES
+
+now() { date +%s.%N; }
+elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }'; }
+below() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b) }'; }
+# check FILE: "RC OUTPUT" of --check (killed after 60 s: the bug being tested
+# was a blow-up, this is only a backstop).
+check() { local rc=0 out; out=$(timeout -k 5 60 "$MMBATCHD" --check "$1" --root "$ROOT" 2>&1) || rc=$?; echo "$rc $out"; }
+
+# 1. A chain of 10 files, each including the next one 4 times: 4^9 loads
+#    before, 10 now. Memory (max RSS) printed for comparison.
+for i in $(seq 0 8); do
+	n="c$((i + 1)).yaml"
+	printf 'include: [%s, %s, %s, %s]\n' "$n" "$n" "$n" "$n" > "$P/c$i.yaml"
+done
+printf 'sysctl:\n  vm.swappiness: 10\n' > "$P/c9.yaml"
+t0=$(now)
+rc=0; out=$(/usr/bin/time -f 'maxrss_kb=%M' timeout -k 5 60 "$MMBATCHD" --check "$P/c0.yaml" --root "$ROOT" 2>&1) || rc=$?
+took=$(elapsed "$t0")
+echo "  include chain (10 files, each including the next 4 times): $took s, ${out##*maxrss_kb=} KiB max RSS"
+expect_eq "include chain" "0 $P/c0.yaml: ok (1 keys, 0 optional absent)" "$rc ${out%%$'\n'*}"
+below "$took" 1 && pass "include chain in $took s (< 1 s)" || fail "include chain took $took s (want < 1 s)"
+
+# 2. A repeated include is skipped, not re-applied: a, then b overriding it,
+#    then a again leaves b's value (a file's keys take effect at its first
+#    include). The same file through a second path counts as a repeat.
+printf 'sysctl:\n  vm.swappiness: 1\n  vm.dirty_ratio: 1\n' > "$P/a.yaml"
+printf 'sysctl:\n  vm.swappiness: 2\n' > "$P/b.yaml"
+mkdir -m 0755 "$P/sub"
+ln -s ../a.yaml "$P/sub/a-link.yaml"
+printf 'include: [a.yaml, b.yaml, a.yaml, sub/a-link.yaml, ./a.yaml]\n' > "$P/abA.yaml"
+rc=0; out=$("$MMBATCHD" --plan "$P/abA.yaml" --root "$ROOT" 2>&1) || rc=$?
+expect_eq "include a, b, a again: plan" "0 'vm.swappiness' (60) -> (2)
+'vm.dirty_ratio' (20) -> (1)" "$rc $out"
+
+# 3. At most PROFILE_MAX_INCLUDES (128) include entries, repeats included.
+printf 'sysctl:\n  vm.dirty_ratio: 5\n' > "$P/ok.yaml"
+{ echo 'include:'; for i in $(seq 128); do echo '  - ok.yaml'; done; } > "$P/inc128.yaml"
+expect_eq "128 includes" "0 $P/inc128.yaml: ok (1 keys, 0 optional absent)" "$(check "$P/inc128.yaml")"
+{ echo 'include:'; for i in $(seq 129); do echo '  - ok.yaml'; done; } > "$P/inc129.yaml"
+expect_eq "129 includes" "2 $P/inc129.yaml:130:5: too many includes (limit 128 across the profile and its includes)" \
+	"$(check "$P/inc129.yaml")"
+
+# 4. At most PROFILE_MAX_KNOBS (1024) keys in the merged profile (real
+#    per-node hugepage files of a 512-node machine, optional: absent here).
+knobs() { # knobs N: a sysfs section with N distinct optional keys
+	local i
+	echo 'sysfs:'
+	for ((i = 0; i < $1; i++)); do
+		echo "  /sys/devices/system/node/node$((i / 2))/hugepages/hugepages-$([ $((i % 2)) = 0 ] && echo 2048 || echo 1048576)kB/nr_hugepages: {value: 1, optional: true}"
+	done
+}
+knobs 1024 > "$P/k1024.yaml"
+expect_eq "1024 keys" "0 $P/k1024.yaml: ok (1024 keys, 1024 optional absent)" "$(check "$P/k1024.yaml")"
+knobs 1025 > "$P/k1025.yaml"
+expect_eq "1025 keys" "2 $P/k1025.yaml:1026:3: too many keys (limit 1024 sysctl and sysfs keys across the profile and its includes)" \
+	"$(check "$P/k1025.yaml")"
+# The same keys again in an including file are overrides, not new keys.
+{ echo 'include: [k1024.yaml]'; knobs 1024; } > "$P/k1024-again.yaml"
+expect_eq "1024 keys, each set twice" "0 $P/k1024-again.yaml: ok (1024 keys, 1024 optional absent)" "$(check "$P/k1024-again.yaml")"
+printf 'include: [k1024.yaml]\nsysctl:\n  vm.swappiness: 1\n' > "$P/k1025-inc.yaml"
+expect_eq "1024 keys included plus one" "2 $P/k1025-inc.yaml:3:3: too many keys (limit 1024 sysctl and sysfs keys across the profile and its includes)" \
+	"$(check "$P/k1025-inc.yaml")"
+
+# 5. At most PROFILE_MAX_TOTAL_BYTES (1 MiB) read across all files.
+pad() { # pad FILE BYTES: a valid profile of about BYTES bytes (mostly comments)
+	printf 'sysctl:\n  vm.dirty_ratio: 7\n' > "$1"
+	head -c "$2" /dev/zero | tr '\0' x | fold -w 99 | sed 's/^/#/' >> "$1"
+}
+pad "$P/big1.yaml" 600000
+pad "$P/big2.yaml" 600000
+printf 'include: [big1.yaml, big2.yaml]\n' > "$P/big.yaml"
+expect_eq "two 600 KB includes" "2 $P/big.yaml:1:22: '$P/big2.yaml' is too large: the profile and its includes may hold at most 1048576 bytes in total" \
+	"$(check "$P/big.yaml")"
+printf 'include: [big1.yaml]\n' > "$P/big-one.yaml"
+expect_eq "one 600 KB include" "0 $P/big-one.yaml: ok (1 keys, 0 optional absent)" "$(check "$P/big-one.yaml")"
+
+# 6. The duplicate-key check on a 780 KB map of 49000 unique keys (under the
+#    100000-node limit): refused for its unknown keys, quickly.
+awk 'BEGIN { for (i = 0; i < 49000; i++) printf "key_%08d: 1\n", i }' > "$P/wide.yaml"
+t0=$(now)
+out=$(check "$P/wide.yaml")
+took=$(elapsed "$t0")
+echo "  $(wc -c < "$P/wide.yaml")-byte profile of 49000 unique keys: $took s"
+expect_eq "wide map" "2 $P/wide.yaml:1:1: unknown key 'key_00000000' (expected include, sysctl, sysfs, drain, smoke, rollback, metrics_file)" "$out"
+below "$took" 1 && pass "wide map in $took s (< 1 s)" || fail "wide map took $took s (want < 1 s)"
+# ... and a duplicate at its end is still found, naming the first one.
+echo 'key_00000007: 2' >> "$P/wide.yaml"
+expect_eq "wide map with a duplicate" "2 $P/wide.yaml:49001:1: duplicate key 'key_00000007' (first at line 8)" "$(check "$P/wide.yaml")"
