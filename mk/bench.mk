@@ -46,7 +46,7 @@ $(BIN_DIR)/mmbench-unit/%: $(OBJ_DIR)/mmbench-unit/%.o $(MMB_LIB_OBJ)
 
 ## test: check-bench  mmbench unit tests, --quick runs + schema, compare, smoke script, valgrind
 PHONY += check-bench
-check-bench: $(MMB_BINS) $(MMB_UNIT_BIN)
+check-bench: $(MMB_BINS) $(MMB_UNIT_BIN) $(BIN_DIR)/mmbatchd
 	@MMBENCH=$(BIN_DIR)/mmbench MMB_UNIT_DIR=$(BIN_DIR)/mmbench-unit MMBATCHD=$(BIN_DIR)/mmbatchd $(TOP)/tools/mmbench/check.sh
 CHECK_STAGES += check-bench
 

@@ -37,7 +37,10 @@ idle_s=${BENCH_IDLE_S:-10}
 here=$(cd "$(dirname "$0")" && pwd)
 out=${OUT:-$here/../../out}
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/bench-daemon.XXXXXX")
+# Not under /tmp: mmbatchd refuses a profile in a group/world-writable
+# directory (or one below such a directory).
+mkdir -p -m 0755 "$out/bench-tmp"
+tmp=$(mktemp -d "$out/bench-tmp/bench-daemon.XXXXXX")
 chmod 0755 "$tmp"
 tuned_name=mmbatch-bench-$$
 tuned_dir=/etc/tuned/$tuned_name

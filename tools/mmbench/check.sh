@@ -4,7 +4,8 @@
 # exit status is non-zero when any failed. Every test runs even after a
 # failure.
 # Reads: MMBENCH (binary under test), MMB_UNIT_DIR (unit test binaries),
-#        MMBATCHD (daemon binary, optional: used when it has --show-smoke),
+#        MMBATCHD (daemon binary, optional: the smoke test then also runs
+#        the real one), OUT,
 #        MMB_TESTS (space-separated subset of scenario names to run), SAN.
 set -eu
 
@@ -13,5 +14,10 @@ usage() { echo "usage: MMBENCH=BIN MMB_UNIT_DIR=DIR check.sh" >&2; exit 2; }
 [ -n "${MMB_UNIT_DIR:-}" ] || usage
 top=$(cd "$(dirname "$0")/../.." && pwd)
 export MMBENCH MMBATCHD="${MMBATCHD:-}" TOP="$top" SAN="${SAN:-}"
+# The smoke test hands mmbatchd a profile in its temp dir; mmbatchd refuses
+# profiles under a group/world-writable directory such as /tmp, so the temp
+# dirs go under OUT (root's, 0755). MMB_TMPDIR overrides.
+export TMPDIR=${MMB_TMPDIR:-${OUT:-$top/out}/test-tmp}
+mkdir -p -m 0755 "$TMPDIR"
 
 exec "$top/tools/run-suite.sh" check-bench "$MMB_UNIT_DIR" "$top/tests/mmbench" "${MMB_TESTS:-}"
