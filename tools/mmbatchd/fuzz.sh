@@ -1,7 +1,8 @@
 #!/bin/bash
 # Runs the profile-loader fuzzer (libFuzzer, ASan+UBSan) for FUZZ_SECONDS,
-# seeded with the shipped profiles and the malformed test profiles. The
-# growing corpus and any crash reproducer stay under $OUT/fuzz/.
+# seeded with the shipped profiles, the malformed test profiles and profiles
+# at the loader's limits (inputs up to 64 KiB: enough to pass the key limit).
+# The growing corpus and any crash reproducer stay under $OUT/fuzz/.
 # Reads: FUZZ_BIN (the fuzzer), FUZZ_SECONDS (default 60), OUT, TOP.
 set -eu
 
@@ -16,9 +17,15 @@ trap 'rm -rf "$seeds"' EXIT
 
 mkdir -p "$corpus" "$out/fuzz/artifacts"
 cp "$top"/configs/profiles/*.yaml "$top"/tests/mmbatchd/bad/*.yaml "$top"/tests/mmbatchd/bad/inc/*.yaml "$seeds"/ 2>/dev/null || true
+# Seeds at the limits of profile.h: PROFILE_MAX_KNOBS (1024) sysfs keys, one
+# more, and a long benchmark list (the mutations go on from there).
+knobs() { awk -v n="$1" 'BEGIN { print "sysfs:"; for (i = 0; i < n; i++) printf "  /sys/devices/system/node/node%d/reclaim: %d\n", i, i % 3 }'; }
+knobs 1024 > "$seeds/limit-knobs.yaml"
+knobs 1025 > "$seeds/limit-knobs-over.yaml"
+awk 'BEGIN { printf "smoke:\n  benchmarks: [b0"; for (i = 1; i < 65; i++) printf ", b%d", i; print "]" }' > "$seeds/limit-benchmarks.yaml"
 echo "fuzz: $FUZZ_BIN for $seconds s, corpus $corpus"
 # -jobs/-workers stay at 1: the machine is shared.
-"$FUZZ_BIN" -max_total_time="$seconds" -max_len=8192 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+"$FUZZ_BIN" -max_total_time="$seconds" -max_len=65536 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
 	-artifact_prefix="$out/fuzz/artifacts/" "$corpus" "$seeds" 2>"$out/fuzz/last.log" || {
 	tail -40 "$out/fuzz/last.log" >&2
 	echo "ERROR: fuzz: the fuzzer found a problem; reproducer in $out/fuzz/artifacts/" >&2
