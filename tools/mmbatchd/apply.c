@@ -47,7 +47,7 @@ static int plan_item_init(struct plan_item *it, const char *root, const struct k
 	 * sysctl's text is never read as one, brackets or not. */
 	if (k->kind == KNOB_SYSFS && !knob_choice_allowed(raw, k->value))
 		return FAIL_MARK(err, k->value_mark, "'%s' is not one of the choices of '%s': %s", k->value, it->name, raw);
-	knob_canonical(raw, canon, sizeof(canon));
+	knob_canonical(k->kind, raw, canon, sizeof(canon));
 	it->current = xstrdup(canon);
 	knob_original(k->kind, raw, canon, sizeof(canon));
 	it->original = xstrdup(canon);
@@ -220,7 +220,7 @@ int plan_verify(const struct plan *pl, FILE *f)
 			return r;
 		if (knob_matches(raw, it->k->value))
 			continue;
-		knob_canonical(raw, canon, sizeof(canon));
+		knob_canonical(it->k->kind, raw, canon, sizeof(canon));
 		fprintf(f, "drifted: '%s' live (%s) profile (%s)\n", it->name, canon, it->k->value);
 		drifted++;
 	}
@@ -265,7 +265,8 @@ int journal_restore(const struct journal *j, const char *root, const struct plan
 			free(name);
 			continue;
 		}
-		knob_canonical(w == 0 ? raw : "?", canon, sizeof(canon));
+		knob_canonical(strncmp(e->path, "/proc/sys/", 10) == 0 ? KNOB_SYSCTL : KNOB_SYSFS, w == 0 ? raw : "?", canon,
+			       sizeof(canon));
 		w = write_checked(real[i], e->value);
 		if (w < 0) {
 			log_error("restoring '%s' to (%s) failed: %s", name, e->value, strerror(-w));

@@ -261,12 +261,12 @@ static void collapse_space(const char *raw, char *out, size_t size)
 	out[o] = '\0';
 }
 
-void knob_canonical(const char *raw, char *out, size_t size)
+void knob_canonical(enum knob_kind kind, const char *raw, char *out, size_t size)
 {
 	const char *choice;
 	size_t len = 0;
 
-	choice = bracketed(raw, &len);
+	choice = kind == KNOB_SYSFS ? bracketed(raw, &len) : NULL;
 	if (choice) {
 		snprintf(out, size, "%.*s", (int)len, choice);
 		return;

@@ -41,10 +41,10 @@ int knob_read(const char *real, char *buf, size_t size);
 /* Writes value (plus a newline) to a knob. */
 int knob_write(const char *real, const char *value);
 
-/* The value that would restore the current state: the bracketed choice of a
- * choice file ("always [madvise] never" -> "madvise"), else the content with
- * runs of whitespace collapsed to one space (multi-value sysctls print tabs). */
-void knob_canonical(const char *raw, char *out, size_t size);
+/* The value as shown to a user: for a sysfs choice file the bracketed
+ * choice ("always [madvise] never" -> "madvise"), else the content with runs
+ * of whitespace collapsed to one space (multi-value sysctls print tabs). */
+void knob_canonical(enum knob_kind kind, const char *raw, char *out, size_t size);
 
 /* The value that puts the file back exactly as raw shows it: the raw
  * content itself (byte for byte, as read), except for a sysfs choice file,

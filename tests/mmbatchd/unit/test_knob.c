@@ -158,9 +158,13 @@ static void test_values(void **state)
 	char out[KNOB_VALUE_MAX];
 
 	(void)state;
-	knob_canonical("always [madvise] never", out, sizeof(out));
+	knob_canonical(KNOB_SYSFS, "always [madvise] never", out, sizeof(out));
 	assert_string_equal(out, "madvise");
-	knob_canonical("4096\t87380\t6291456", out, sizeof(out));
+	knob_canonical(KNOB_SYSCTL, "4096\t87380\t6291456", out, sizeof(out));
+	assert_string_equal(out, "4096 87380 6291456");
+	knob_canonical(KNOB_SYSCTL, "/crash/core [%e] %p", out, sizeof(out));
+	assert_string_equal(out, "/crash/core [%e] %p");
+	knob_canonical(KNOB_SYSCTL, "4096\t87380\t6291456", out, sizeof(out));
 	assert_string_equal(out, "4096 87380 6291456");
 	assert_true(knob_matches("always [madvise] never", "madvise"));
 	assert_false(knob_matches("always [madvise] never", "never"));
