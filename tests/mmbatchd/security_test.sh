@@ -55,13 +55,13 @@ rm -f "$STATE/journal"
 printf 'sysctl:\n  vm.swappiness: 10\n' > "$PROFILES/p.yaml"
 for name in journal lock; do
 	expect_eq "--metrics-file \$STATE/$name" \
-		"2 mmbatchd: --metrics-file: metrics_file '$STATE/$name' is inside the state directory (it would replace the journal or the lock)" \
+		"2 mmbatchd: --metrics-file: '$STATE/$name' is inside the state directory (it would replace the journal or the lock)" \
 		"$(run --profile "$PROFILES/p.yaml" --foreground --metrics-file "$STATE/$name")"
 done
 ln -s "$STATE" "$T/state-link"
 printf 'sysctl:\n  vm.swappiness: 10\nmetrics_file: %s\n' "$T/state-link/journal" > "$PROFILES/m.yaml"
 expect_eq "metrics_file through a symlink to the state dir" \
-	"2 mmbatchd: $PROFILES/m.yaml: metrics_file '$T/state-link/journal' is inside the state directory (it would replace the journal or the lock)" \
+	"2 mmbatchd: $PROFILES/m.yaml:3:15: metrics_file '$T/state-link/journal' is inside the state directory (it would replace the journal or the lock)" \
 	"$(run --profile "$PROFILES/m.yaml" --foreground)"
 expect_eq "tree after the refused metrics files" "$before" "$(tree_sum)"
 expect_eq "journal after the refused metrics files" absent "$(journal_state)"

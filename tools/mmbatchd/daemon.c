@@ -172,9 +172,9 @@ static void journal_prune(struct journal *j, const struct plan *pl)
 }
 
 /* A metrics file is refused where it could replace the daemon's own state
- * (see metrics_save()). file names where it was set (the profile, or the
- * command line). */
-static int check_metrics_file(const char *path, const char *state_dir, const char *file, struct mb_error *err)
+ * (see metrics_save()). The error names where it was set: the profile key
+ * (FILE:LINE:COL), or --metrics-file when m is NULL. */
+static int check_metrics_file(const char *path, const struct mark *m, const char *state_dir, struct mb_error *err)
 {
 	const char *why = NULL;
 	int r;
@@ -186,7 +186,10 @@ static int check_metrics_file(const char *path, const char *state_dir, const cha
 		return 0;
 	if (r == -ENOENT)
 		why = "names a directory that does not exist";
-	mb_error_set(err, file, 0, 0, "metrics_file '%s' %s", path, why ? why : strerror(-r));
+	if (m)
+		mb_error_set(err, m->file, m->line, m->col, "metrics_file '%s' %s", path, why ? why : strerror(-r));
+	else
+		mb_error_set(err, "--metrics-file", 0, 0, "'%s' %s", path, why ? why : strerror(-r));
 	return -EPERM;
 }
 
@@ -206,7 +209,7 @@ static void reload(struct daemon *d)
 	sdp_notify("RELOADING=1");
 	r = profile_load(d->o->profile_path, &np, &err);
 	if (r == 0 && !d->o->metrics_file)
-		r = check_metrics_file(np->metrics_file, d->o->state_dir, np->path, &err);
+		r = check_metrics_file(np->metrics_file, &np->metrics_file_mark, d->o->state_dir, &err);
 	if (r == 0)
 		r = plan_new(np, d->o->root, &npl, &err);
 	/* A watcher that a socket error closed is reopened even when the
@@ -412,7 +415,7 @@ int daemon_run(const struct daemon_opts *o, struct profile *p, struct mb_error *
 	sigset_t mask;
 	int r;
 
-	r = check_metrics_file(metrics_path(&d), o->state_dir, o->metrics_file ? "--metrics-file" : p->path, err);
+	r = check_metrics_file(metrics_path(&d), o->metrics_file ? NULL : &p->metrics_file_mark, o->state_dir, err);
 	if (r < 0)
 		goto out;
 	r = recover_journal(o, err);

@@ -527,6 +527,7 @@ static int walk_top(struct loader *ld, const char *file, const struct ynode *roo
 			if (r == 0) {
 				free(ld->p->metrics_file);
 				ld->p->metrics_file = xstrdup(v->value);
+				ld->p->metrics_file_mark = mark_of(file, v);
 			}
 		} else
 			r = FAIL_AT(ld, file, key,

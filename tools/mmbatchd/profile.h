@@ -63,6 +63,7 @@ struct profile {
 	struct smoke_settings smoke;
 	enum rollback_mode rollback;
 	char *metrics_file;     /* NULL when unset */
+	struct mark metrics_file_mark; /* of its value, when set */
 };
 
 /* Directory searched for bare include names after the including file's own
