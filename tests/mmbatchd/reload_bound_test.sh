@@ -2,20 +2,22 @@
 # SIGHUP cannot make the daemon deaf to SIGTERM (security issue 12): a reload
 # with a hostile profile (784 KB of unique keys, once 12.5 s of duplicate
 # checking with every signal blocked) and a reload with the largest profile
-# the limits allow (1 MiB over 12 files, 1024 keys, each applied) are each
+# the limits allow (1 MiB in 13 files, 1024 keys, each applied) are each
 # followed at once by SIGTERM; the daemon must stop with its rollback done
 # within the bound. Prints the measured times.
-# Bounds: 1 s from the SIGHUP to the daemon's exit, and 1 s of the daemon's
-# own CPU time in it (the wall time depends on the machine's load, the CPU
-# time does not). Measured with `make check` busy on the same 2 cores: 0.43 s
-# (0.23 s CPU) for the largest reload. A sanitizer build (ASan+UBSan) gets
-# 2 s for both: 0.62 s (0.50 s CPU) measured, about 2x the plain build.
+# Bounds: the daemon's own CPU time from the SIGHUP to its exit under 1 s
+# (2 s for a sanitizer build): the limits bound the work, and CPU time does
+# not depend on what else runs. The wall time gets a backstop for blocking
+# (a daemon that waits on something instead of working): 3 s, 5 s for a
+# sanitizer build. Measured for the largest reload: 0.26 s (0.15 s CPU);
+# ASan+UBSan 0.62 s (0.50 s CPU), and 2.08 s (0.66 s CPU) at load 6.6 on the
+# 2 shared cores, where waiting for a CPU triples the wall time.
 # Reads: MMBATCHD, TOP.
 . "$(dirname "$0")/lib.sh"
 setup
 
-bound=1 wall_bound=1
-if ldd "$MMBATCHD" 2>/dev/null | grep -q libasan; then bound=2 wall_bound=2; fi
+bound=1 wall_bound=3
+if ldd "$MMBATCHD" 2>/dev/null | grep -q libasan; then bound=2 wall_bound=5; fi
 now() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }'; }
 below() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a < b) }'; }
@@ -69,8 +71,7 @@ hup_term() {
 	stop_daemon 2>/dev/null || true # reaps it (or kills it after 30 s)
 }
 
-# bounded WHAT: the daemon's CPU time from SIGHUP to exit within $bound, and
-# the wall time within $wall_bound.
+# bounded WHAT: the CPU and wall time from SIGHUP to exit within the bounds.
 bounded() {
 	below "$cpu" "$bound" && pass "$1 reload: $cpu s CPU (bound $bound s)" || fail "$1 reload: $cpu s CPU (bound $bound s)"
 	below "$took" "$wall_bound" && pass "$1 reload: stopped in $took s (bound $wall_bound s)" ||
