@@ -19,12 +19,13 @@ cleanup() { [ -n "$daemon_pid" ] && kill -9 "$daemon_pid" 2>/dev/null; rm -rf "$
 trap cleanup EXIT
 
 root=$t/root state=$t/state
-mkdir -p "$root/proc/sys/vm" "$root/sys/kernel/mm/transparent_hugepage" "$state"
+mkdir -p "$root/proc/sys/vm" "$root/proc/sys/kernel/random" "$root/sys/kernel/mm/transparent_hugepage" "$state"
+echo 0f5a3c9e-1b2d-4e6f-8a7b-9c0d1e2f3a4b > "$root/proc/sys/kernel/random/boot_id"
 echo 60 > "$root/proc/sys/vm/swappiness"
 echo 20 > "$root/proc/sys/vm/dirty_ratio"
 echo 'always [madvise] never' > "$root/sys/kernel/mm/transparent_hugepage/enabled"
 printf 'sysctl:\n  vm.swappiness: 10\n' > "$t/base.yaml"
-printf 'include: base.yaml\nsysctl:\n  vm.dirty_ratio: 5\n  vm.x: {value: 1, optional: true}\nsysfs:\n  /sys/kernel/mm/transparent_hugepage/enabled: never\nsmoke:\n  threshold_pct: 3\n' > "$t/p.yaml"
+printf 'include: base.yaml\nsysctl:\n  vm.dirty_ratio: 5\n  vm.nr_hugepages: {value: 1, optional: true}\nsysfs:\n  /sys/kernel/mm/transparent_hugepage/enabled: never\nsmoke:\n  threshold_pct: 3\n' > "$t/p.yaml"
 printf 'sysctl:\n  vm.swappiness: [oops\n' > "$t/bad.yaml"
 
 unset INVOCATION_ID NOTIFY_SOCKET WATCHDOG_USEC WATCHDOG_PID
@@ -49,6 +50,12 @@ run 0 --once "$t/p.yaml" --root "$root" --state-dir "$state"
 run 0 --verify "$t/p.yaml" --root "$root"
 run 0 --rollback --root "$root" --state-dir "$state"
 run 0 --status --state-dir "$state"
+run 0 --list-keys
+# A journal of another boot: read, refused, discarded.
+printf '# mmbatchd journal v2\nboot_id\t11111111-2222-3333-4444-555555555555\nprofile\tx\n/proc/sys/vm/swappiness\t1\n' > "$state/journal"
+chmod 0600 "$state/journal"
+run 0 --rollback --root "$root" --state-dir "$state"
+[ ! -e "$state/journal" ] || { echo "ERROR: valgrind: the other boot's journal was kept" >&2; exit 1; }
 
 # The daemon: apply, reload (valid, then invalid), stop with rollback.
 "${vg[@]}" "$MMBATCHD" --profile "$t/p.yaml" --root "$root" --state-dir "$state" --foreground \
