@@ -11,6 +11,13 @@ TOOLS_TARGETS :=
 # SAN=1 builds the same sources with ASan+UBSan into out/san/.
 CC         ?= cc
 MB_CFLAGS  := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g
+# The package version, defined once in specs/mmbatchd/VERSION: the programs
+# print it for --version (-DMB_PKG_VERSION), the man pages carry it (mk/man.mk),
+# the packages are named after it (tools/pkg/mmbatchd-pkg.sh).
+MB_PKG_VERSION_FILE := $(TOP)/specs/mmbatchd/VERSION
+MB_PKG_VERSION := $(shell tr -d '[:space:]' < $(MB_PKG_VERSION_FILE))
+MB_CFLAGS  += -DMB_PKG_VERSION='"$(MB_PKG_VERSION)"'
+export MB_PKG_VERSION
 SAN_CFLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 ifeq ($(SAN),1)
 BIN_DIR    := $(OUT)/san/bin

@@ -19,7 +19,7 @@ MBD_UNITS := $(addprefix $(TOP)/systemd/,mmbatchd.service mmbatch-smoke.service 
 
 ## test: check-daemon-unit-file  systemd-analyze verify + security of the three units; /proc/sys paths = mmbatchd --list-keys
 PHONY += check-daemon-unit-file
-check-daemon-unit-file: $(BIN_DIR)/mmbatchd | deps-daemon-bench
+check-daemon-unit-file: $(BIN_DIR)/mmbatchd man | deps-daemon-bench
 	@MMBATCHD=$(BIN_DIR)/mmbatchd $(TOP)/tools/bench-daemon/verify-unit.sh $(MBD_UNITS)
 CHECK_STAGES += check-daemon-unit-file
 

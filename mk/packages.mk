@@ -5,9 +5,14 @@
 
 ## build: packages  kernel DEB+RPM (image, headers, dbg when debug info) and mmbatchd DEB+RPM into out/packages/; prints the paths
 PHONY += packages
-packages: kernel tools | deps-packages
+packages: kernel tools man | deps-packages
 	@$(TOP)/tools/pkg/packages.sh
 MAIN_TARGETS += packages
+
+## build: mmbatchd-pkg  the mmbatchd DEB+RPM only (no kernel build) into out/packages/; prints the paths
+PHONY += mmbatchd-pkg
+mmbatchd-pkg: tools man | deps-packages
+	@$(TOP)/tools/pkg/mmbatchd-pkg.sh
 
 ## build: packages-lint  lintian + rpmlint (waivers in specs/lint/) on the packages of BASE/FLAVOR
 PHONY += packages-lint

@@ -206,6 +206,18 @@ expect_eq "real grub.cfg: next_entry (6.1.192-mmbatch1-guest, not the -x6c119661
 expect_eq "real grub.cfg: saved_entry" \
 	"gnulinux-advanced-$real_uuid>gnulinux-6.12.117-mmbatch1-guest-advanced-$real_uuid" "$(envval saved_entry)"
 
+# mmbatchctl(8) against the script: --help (stdout, exit 0) prints the
+# SYNOPSIS of docs/man/mmbatchctl.8.scd, --version the package version.
+echo "== --help and --version against mmbatchctl(8)"
+# shellcheck source=../lib/man.sh
+. "$TOP/tests/lib/man.sh"
+expect_synopsis "mmbatchctl" "$TOP/docs/man/mmbatchctl.8.scd" "$(help_usage "$CTL")"
+expect_version "mmbatchctl" "$CTL"
+rc=0; "$CTL" --help >/dev/null 2>&1 || rc=$?
+expect_eq "mmbatchctl --help exit status" 0 "$rc"
+rc=0; "$CTL" --version extra >/dev/null 2>&1 || rc=$?
+expect_eq "mmbatchctl --version extra: exit status (bad input)" 2 "$rc"
+
 # A test that cannot fail is a defect: the same suite against an
 # mmbatchctl that forgets to pin the previous kernel must fail.
 echo "== negative control: mmbatchctl without grub-set-default at arming"

@@ -5,6 +5,9 @@
 #     for every Exec*= binary) passes without a single warning;
 #   - every Documentation=file: path is a file the package installs
 #     (specs/mmbatchd/files.list) and that file mentions the unit's topic;
+#     every man:mmbatch*(N)/man:mmbench*(N) page is one the package installs
+#     (@MAN@/NAME.N in files.list) and its source docs/man/NAME.N.scd
+#     mentions the topic; other man: pages and http(s): are external;
 #   - the sandbox every unit needs: ProtectSystem=strict together with
 #     ProtectKernelTunables=yes (strict alone leaves /proc and /sys
 #     writable), NoNewPrivileges, SystemCallArchitectures=native,
@@ -20,7 +23,9 @@
 # Reads: MMBATCHD (the daemon binary whose --list-keys is the allowlist;
 #   required when mmbatchd.service is checked), UNIT_MAX_EXPOSURE_MMBATCHD
 #   (default 3.0), UNIT_MAX_EXPOSURE_SMOKE (4.0), UNIT_MAX_EXPOSURE_CANARY
-#   (4.0), UNIT_FILES_LIST (default specs/mmbatchd/files.list of this repo).
+#   (4.0), UNIT_FILES_LIST (default specs/mmbatchd/files.list of this repo),
+#   MAN_DIR (the built man pages, out/man: verify's own `man PAGE` runs find
+#   the package's pages there; unset, verify skips every man: page, --man=no).
 set -eu
 
 usage() { echo "usage: MMBATCHD=BIN verify-unit.sh UNIT_FILE..." >&2; exit 2; }
@@ -37,6 +42,20 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/verify-unit.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 failures=0
 scores=()
+# systemd-analyze verify runs `man` for each Documentation=man: page, on the
+# host: give it the package's pages, laid out as man wants them.
+verify_man=(--man=no)
+if [ -n "${MAN_DIR:-}" ] && [ -d "$MAN_DIR" ]; then
+	for f in "$MAN_DIR"/*.[1-8]; do
+		[ -f "$f" ] || continue
+		mkdir -p "$tmp/man/man${f##*.}"
+		cp "$f" "$tmp/man/man${f##*.}/"
+	done
+	export MANPATH="$tmp/man:$(manpath 2>/dev/null || echo /usr/share/man)"
+	verify_man=()
+else
+	echo "verify-unit: MAN_DIR unset: systemd-analyze verify --man=no (the man: pages are still checked against $files_list)" >&2
+fi
 pass() { echo "  ok: $*"; }
 fail() { echo "  FAIL: $*" >&2; failures=$((failures + 1)); }
 
@@ -165,7 +184,7 @@ check_mmbatchd() {
 
 # check_unit UNIT: one unit, every check; appends its score to scores.
 check_unit() {
-	local unit=$1 name root exe max score doc src word
+	local unit=$1 name root exe max score doc src word page
 	name=$(basename "$unit")
 	echo "verify-unit: $unit"
 
@@ -182,7 +201,7 @@ check_unit() {
 		chmod 0755 "$root$exe"
 	done < "$tmp/exes"
 
-	if systemd-analyze verify --root="$root" "/lib/systemd/system/$name" > "$tmp/verify.out" 2>&1; then
+	if systemd-analyze verify "${verify_man[@]}" --root="$root" "/lib/systemd/system/$name" > "$tmp/verify.out" 2>&1; then
 		if [ -s "$tmp/verify.out" ]; then
 			fail "systemd-analyze verify passed with warnings (expected none):"; sed 's/^/    /' "$tmp/verify.out" >&2
 		else
@@ -218,8 +237,23 @@ check_unit() {
 				pass "Documentation=$doc is $src, which mentions '$word'"
 			fi
 			;;
-		man:mmbatch*)
-			fail "Documentation=$doc: the package installs no man pages" ;;
+		man:mmbatch*|man:mmbench*)
+			if ! [[ "$doc" =~ ^man:([A-Za-z0-9._-]+)\(([1-8])\)$ ]]; then
+				fail "Documentation=$doc: expected man:NAME(SECTION)"
+				continue
+			fi
+			page=${BASH_REMATCH[1]}.${BASH_REMATCH[2]}
+			src=$(installed_source "/usr/share/man/man${BASH_REMATCH[2]}/$page")
+			if [ "$src" != "@MAN@/$page" ]; then
+				fail "Documentation=$doc: the package installs no /usr/share/man/man${BASH_REMATCH[2]}/$page from @MAN@/$page ($files_list)"
+			elif [ ! -r "$top/docs/man/$page.scd" ]; then
+				fail "Documentation=$doc: no source docs/man/$page.scd for @MAN@/$page"
+			elif ! grep -qi -- "$word" "$top/docs/man/$page.scd"; then
+				fail "Documentation=$doc (docs/man/$page.scd): expected it to mention '$word', it does not"
+			else
+				pass "Documentation=$doc is docs/man/$page.scd, installed, which mentions '$word'"
+			fi
+			;;
 		man:*|http://*|https://*) pass "Documentation=$doc (external)" ;;
 		*) fail "Documentation=$doc: not a file:, man: or http(s): URI" ;;
 		esac

@@ -24,8 +24,13 @@
 #include "status.h"
 
 #define STATE_DIR_DEFAULT "/var/lib/mmbatch"
+/* The package version: specs/mmbatchd/VERSION, passed in by the build
+ * (mk/common.mk, -DMB_PKG_VERSION). */
+#ifndef MB_PKG_VERSION
+#error "MB_PKG_VERSION is not defined: build with make (mk/common.mk defines it from specs/mmbatchd/VERSION)"
+#endif
 
-enum mode { MODE_NONE, MODE_HELP, MODE_DAEMON, MODE_CHECK, MODE_PLAN, MODE_ONCE, MODE_VERIFY, MODE_ROLLBACK, MODE_STATUS,
+enum mode { MODE_NONE, MODE_HELP, MODE_VERSION, MODE_DAEMON, MODE_CHECK, MODE_PLAN, MODE_ONCE, MODE_VERIFY, MODE_ROLLBACK, MODE_STATUS,
 	    MODE_SHOW_SMOKE, MODE_LIST_KEYS };
 
 enum { EXIT_FAIL = 1, EXIT_BAD_INPUT = 2 };
@@ -35,9 +40,11 @@ static void usage(FILE *f)
 	fputs("usage: mmbatchd --profile FILE [--root DIR] [--state-dir DIR] [--foreground] [--metrics-file PATH]\n"
 	      "       mmbatchd --check FILE | --plan FILE | --once FILE | --verify FILE | --show-smoke FILE\n"
 	      "       mmbatchd --rollback | --status | --list-keys\n"
+	      "       mmbatchd --help | --version\n"
 	      "options:\n"
 	      "  --check FILE         validate FILE against the running kernel, write nothing\n"
 	      "  --foreground         stay in the foreground (as under systemd)\n"
+	      "  --help               print this help and exit\n"
 	      "  --list-keys          print the sysctl keys a profile may set, with why\n"
 	      "  --log-level LEVEL    debug, info (default), notice, warning, error\n"
 	      "  --metrics-file PATH  also write Prometheus textfile metrics to PATH\n"
@@ -52,7 +59,9 @@ static void usage(FILE *f)
 	      "  --state-dir DIR      journal and status.json (default " STATE_DIR_DEFAULT ")\n"
 	      "  --status             print the daemon's state as JSON\n"
 	      "  --verbose            the same as --log-level debug\n"
-	      "  --verify FILE        exit 0 when live values match FILE, 1 listing drifted keys\n",
+	      "  --verify FILE        exit 0 when live values match FILE, 1 listing drifted keys\n"
+	      "  --version            print the package version and exit\n"
+	      "see mmbatchd(8), mmbatchd.yaml(5)\n",
 	      f);
 }
 
@@ -97,7 +106,7 @@ static int set_log_level(const char *name)
 static int parse_cli(int argc, char **argv, struct cli *c)
 {
 	enum { O_ROOT = 256, O_STATE_DIR, O_FOREGROUND, O_CHECK, O_PLAN, O_ONCE, O_VERIFY, O_ROLLBACK, O_STATUS,
-	       O_SHOW_SMOKE, O_METRICS, O_PROFILE_DIR, O_VERBOSE, O_LOG_LEVEL, O_HELP, O_LIST_KEYS };
+	       O_SHOW_SMOKE, O_METRICS, O_PROFILE_DIR, O_VERBOSE, O_LOG_LEVEL, O_HELP, O_LIST_KEYS, O_VERSION };
 	static const struct option opts[] = {
 		{ "profile", required_argument, NULL, 'p' },
 		{ "root", required_argument, NULL, O_ROOT },
@@ -116,6 +125,7 @@ static int parse_cli(int argc, char **argv, struct cli *c)
 		{ "log-level", required_argument, NULL, O_LOG_LEVEL },
 		{ "help", no_argument, NULL, O_HELP },
 		{ "list-keys", no_argument, NULL, O_LIST_KEYS },
+		{ "version", no_argument, NULL, O_VERSION },
 		{ 0 },
 	};
 	int opt, r = 0;
@@ -140,6 +150,7 @@ static int parse_cli(int argc, char **argv, struct cli *c)
 		case O_VERBOSE: mb_log_set_level(LOG_DEBUG); break;
 		case O_LOG_LEVEL: r = set_log_level(optarg); break;
 		case O_HELP: c->mode = MODE_HELP; return 0;
+		case O_VERSION: c->mode = MODE_VERSION; return 0;
 		default: r = -EINVAL; break;
 		}
 	}
@@ -335,6 +346,9 @@ int main(int argc, char **argv)
 	switch (c.mode) {
 	case MODE_HELP:
 		usage(stdout);
+		break;
+	case MODE_VERSION:
+		printf("mmbatchd %s\n", MB_PKG_VERSION);
 		break;
 	case MODE_LIST_KEYS:
 		mm_keys_print(stdout);

@@ -14,6 +14,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: mmbench COMMAND [options]\n"
+		"       mmbench --help | --version\n"
 		"commands:\n");
 	for (const struct mb_bench *b = mb_benches; b->name; b++)
 		fprintf(f, "  %-10s %s\n", b->name, b->summary);
@@ -39,7 +40,7 @@ static void usage(FILE *f)
 		"  --threads N        worker threads (default: one per CPU)\n"
 		"  --writers N        integrity: writer threads\n"
 		"exit: 0 ok, 1 corruption/regression/error, 2 bad input, 77 skipped on this machine\n"
-		"see `mmbench compare --help` for the comparison\n",
+		"see `mmbench compare --help` for the comparison, mmbench(1) for the manual\n",
 		"smoke", "quick subset after a kernel install",
 		"compare", "A.json B.json: medians, 95% CI, better/same/worse");
 }
@@ -219,6 +220,15 @@ int main(int argc, char **argv)
 	cmd = argv[1];
 	if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0) {
 		usage(stdout);
+		return MB_EXIT_OK;
+	}
+	/* MB_PKG_VERSION: specs/mmbatchd/VERSION, defined by the build (mk/common.mk). */
+	if (strcmp(cmd, "--version") == 0) {
+		if (argc > 2) {
+			fprintf(stderr, "mmbench: --version takes no arguments\n");
+			return MB_EXIT_USAGE;
+		}
+		printf("mmbench %s\n", MB_PKG_VERSION);
 		return MB_EXIT_OK;
 	}
 	if (strcmp(cmd, "compare") == 0)

@@ -1,11 +1,14 @@
 #!/bin/bash
 # The mmbatchd packages, DEB and RPM, from one staged tree: the built daemon
-# and benchmark (out/bin/mmbatchd, out/bin/mmbench, stripped), profiles,
-# /etc/mmbatch/mmbatchd.yaml (conffile), systemd units and kernel hooks, as
+# and benchmark (out/bin/mmbatchd, out/bin/mmbench, stripped), the man pages
+# (out/man, gzipped), profiles, /etc/mmbatch/mmbatchd.yaml (conffile),
+# systemd units and kernel hooks, as
 # listed in specs/mmbatchd/files.list. The DEB's maintainer scripts
 # (specs/deb/mmbatchd.*) enable mmbatchd.service; the RPM (specs/mmbatchd.spec)
 # does the same with systemctl. Prints both package paths.
-# Reads: OUT, PKG_OUT, PKG_STAGE, PKG_BIN_DIR (default $OUT/bin),
+# mmbatchctl gets the package version in place of its @MB_VERSION@.
+# Reads: OUT, PKG_OUT, PKG_STAGE, PKG_BIN_DIR (default $OUT/bin), PKG_MAN_DIR
+# (default $MAN_DIR, else $OUT/man),
 # PKG_MAINTAINER, PKG_REVISION, SOURCE_DATE_EPOCH (default: the time of the
 # repo's last commit).
 set -eu
@@ -16,6 +19,7 @@ usage() { echo "usage: mmbatchd-pkg.sh  (no arguments; see the header)" >&2; exi
 . "$(dirname "$0")/lib.sh"
 list=$TOP/specs/mmbatchd/files.list
 bin_dir=${PKG_BIN_DIR:-$OUT/bin}
+man_dir=${PKG_MAN_DIR:-${MAN_DIR:-$OUT/man}}
 version=$(tr -d '[:space:]' <"$TOP/specs/mmbatchd/VERSION")
 [[ "$version" =~ ^[0-9][0-9a-z.+~]*$ ]] || pkg_die "$TOP/specs/mmbatchd/VERSION:1: bad version '$version'"
 if [ -z "${SOURCE_DATE_EPOCH:-}" ]; then
@@ -40,6 +44,7 @@ stage_list() {
 			[[ "$need" = required || "$need" = optional ]] && [[ "$dest" = /* ]] ||
 			pkg_die "$list:$n: expected 'SOURCE DEST MODE required|optional'"
 		src=${src//@BIN@/$bin_dir}
+		src=${src//@MAN@/$man_dir}
 		[[ "$src" = /* ]] || src=$TOP/$src
 		matches=()
 		for f in $src; do
@@ -62,6 +67,14 @@ stage_list() {
 }
 
 stage_list
+# The package version, once, from specs/mmbatchd/VERSION (the C programs get
+# it from the build, -DMB_PKG_VERSION).
+ctl=$root/usr/sbin/mmbatchctl
+grep -q '^version=@MB_VERSION@$' "$ctl" || pkg_die "package: $ctl has no 'version=@MB_VERSION@' line to fill in"
+sed -i "s/^version=@MB_VERSION@\$/version=$version/" "$ctl"
+# Man pages compressed, as Debian policy wants them (rpm's brp-compress is
+# off in specs/mmbatchd.spec: the same files in both).
+find "$root/usr/share/man" -type f ! -name '*.gz' -exec gzip -9nf {} +
 # Shipped without debug info (lintian: unstripped binaries); dh_strip's flags.
 strip --remove-section=.comment --remove-section=.note "$root/usr/sbin/mmbatchd" "$root/usr/bin/mmbench"
 pkg_normalize "$root"
