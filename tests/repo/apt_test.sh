@@ -31,15 +31,7 @@ mkchroot=$TOP/tools/pkg/mkchroot.sh
 next_build=${REPO_TEST_NEXT_BUILD:-$OUT/build/6.12-guest-reponext}
 next_out=${REPO_TEST_NEXT_OUT:-$OUT/repo-test/packages}
 
-mkdir -p "$OUT/tmp"
-work=$(mktemp -d "$OUT/tmp/repo-apt-test.XXXXXX")
-root=$work/root
-cleanup() {
-	rt_cleanup_keys
-	"$mkchroot" umount "$root"
-	rm -rf --one-file-system "$work"
-}
-trap cleanup EXIT
+rt_work repo-apt-test
 repo=$work/repo
 chroot_repo=/srv/mmbatch-repo
 

@@ -26,15 +26,7 @@ usage() { echo "usage: expiry_test.sh" >&2; exit 2; }
 . "$(dirname "$0")/lib.sh"
 mkchroot=$TOP/tools/pkg/mkchroot.sh
 
-mkdir -p "$OUT/tmp"
-work=$(mktemp -d "$OUT/tmp/repo-expiry-test.XXXXXX")
-root=$work/root
-cleanup() {
-	rt_cleanup_keys
-	"$mkchroot" umount "$root"
-	rm -rf --one-file-system "$work"
-}
-trap cleanup EXIT
+rt_work repo-expiry-test
 repo=$work/repo
 chroot_repo=/srv/mmbatch-repo
 probe=mmbatch-expiry-probe

@@ -27,6 +27,22 @@ rt_cleanup_keys() {
 	done
 }
 
+# rt_work NAME: a scratch dir $work under OUT (not /tmp: the chroot is
+# bind-mounted below it) with the chroot path $root, both removed on exit
+# after the chroot's mounts and the tests' gpg agents are gone.
+rt_work() {
+	mkdir -p "$OUT/tmp"
+	work=$(mktemp -d "$OUT/tmp/$1.XXXXXX")
+	root=$work/root
+	trap rt_cleanup_work EXIT
+}
+
+rt_cleanup_work() {
+	rt_cleanup_keys
+	"$TOP/tools/pkg/mkchroot.sh" umount "$root"
+	rm -rf --one-file-system "$work"
+}
+
 # rt_make_key DIR NAME: a throwaway signing key in DIR/gnupg; its secret
 # part exported to DIR/key.asc (the REPO_KEY=FILE form), its public part to
 # DIR/pub.gpg. Prints nothing.
