@@ -37,8 +37,8 @@ $(OBJ_DIR)/mmbatchd-unit/%.o: $(MBD_TEST_DIR)/unit/%.c | deps-daemon
 $(BIN_DIR)/mmbatchd-unit/%: $(OBJ_DIR)/mmbatchd-unit/%.o $(MBD_LIB_OBJ)
 	@mkdir -p $(@D) && $(CC) $(MB_LDFLAGS) $(MBD_UNIT_LDFLAGS) -o $@ $^ $(MBD_LIBS) -lcmocka
 
-# test_apply makes knob writes fail on purpose through a linker wrap.
-$(BIN_DIR)/mmbatchd-unit/test_apply: MBD_UNIT_LDFLAGS := -Wl,--wrap=knob_write
+# test_plan makes knob writes fail on purpose through a linker wrap.
+$(BIN_DIR)/mmbatchd-unit/test_plan: MBD_UNIT_LDFLAGS := -Wl,--wrap=knob_write
 .SECONDARY: $(MBD_UNIT_OBJ)
 
 $(MBD_FUZZ_DIR)/obj/%.o: $(MBD_SRC_DIR)/%.c | deps-daemon

@@ -98,5 +98,5 @@ expect_eq "journal after --rollback" absent "$([ -e "$STATE/journal" ] && echo p
 out=$("$MMBATCHD" --rollback --root "$ROOT" --state-dir "$STATE" 2>&1) && rc=0 || rc=$?
 expect_eq "--rollback without a journal" "0 mmbatchd: no journal of this boot in $STATE, nothing to roll back" "$rc $out"
 
-# (A write failing midway is covered by unit/test_apply.c, which makes the
+# (A write failing midway is covered by unit/test_plan.c, which makes the
 # second write fail: a fake tree cannot refuse writes from root.)

@@ -11,7 +11,7 @@
 #include <sys/timerfd.h>
 #include <unistd.h>
 
-#include "apply.h"
+#include "plan.h"
 #include "drain.h"
 #include "exitwatch.h"
 #include "journal.h"

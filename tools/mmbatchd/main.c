@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "apply.h"
+#include "plan.h"
 #include "daemon.h"
 #include "journal.h"
 #include "keys.h"

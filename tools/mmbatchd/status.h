@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "apply.h"
+#include "plan.h"
 #include "drain.h"
 #include "journal.h"
 

@@ -6,7 +6,7 @@
 
 #include <errno.h>
 
-#include "apply.h"
+#include "plan.h"
 #include "journal.h"
 #include "log.h"
 #include "profile.h"

@@ -5,8 +5,8 @@
  * writable and accepts the value (choice files), checks the drain method,
  * and reads every current value. Nothing is written before all of that has
  * passed. */
-#ifndef MMBATCHD_APPLY_H
-#define MMBATCHD_APPLY_H
+#ifndef MMBATCHD_PLAN_H
+#define MMBATCHD_PLAN_H
 
 #include <stdbool.h>
 #include <stdio.h>

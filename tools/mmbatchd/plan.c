@@ -1,5 +1,5 @@
-/* See apply.h. */
-#include "apply.h"
+/* See plan.h. */
+#include "plan.h"
 
 #include <errno.h>
 #include <string.h>
