@@ -2,7 +2,8 @@
 # The shipped profiles (configs/profiles/*.yaml and configs/mmbatchd.yaml)
 # load and validate: against a fake tree that has every key they name, and
 # (read-only, --check writes nothing) against the running kernel. Also checks
-# default.yaml's smoke section is the one the contracts name.
+# default.yaml's smoke section is mmbatch-smoke's fallback (fault, munmap,
+# exitdrain, integrity / 5 % / 60 s).
 # Reads: MMBATCHD, TOP.
 . "$(dirname "$0")/lib.sh"
 setup

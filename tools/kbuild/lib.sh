@@ -148,7 +148,7 @@ kb_sign_init() {
 	local f=$SIGN_KEY pass=pass: pub_key pub_cert fpr
 	[ -e "$f" ] || kb_die "SIGN_KEY=$f: no such file"
 	[ -f "$f" ] && [ -r "$f" ] || kb_die "SIGN_KEY=$f: not a readable file"
-	command -v openssl >/dev/null || kb_die "SIGN_KEY=$f: openssl is not installed (make deps-sign)"
+	command -v openssl >/dev/null || kb_die "SIGN_KEY=$f: openssl is not installed (apt-get install openssl)"
 	[ -z "${KBUILD_SIGN_PIN:-}" ] || pass=env:KBUILD_SIGN_PIN
 	pub_key=$(openssl pkey -in "$f" -passin "$pass" -pubout 2>/dev/null) ||
 		kb_die "SIGN_KEY=$f: no PEM private key in it (encrypted keys need KBUILD_SIGN_PIN); expected key + certificate in one PEM"
@@ -344,7 +344,7 @@ kb_sparse_copy() {
 	done
 }
 
-# kb_parse_manifest FILE: the MANIFEST (contracts.md format) as one record per
+# kb_parse_manifest FILE: the MANIFEST (format: patches/README.md, "MANIFEST") as one record per
 # change on stdout, fields separated by \x1f: change status patch upstream
 # verify... (each verify "FILE REGEX"). Exit 2 with FILE:LINE: message on a
 # malformed block. (The same parser as patches-check.sh's parse_manifest.)

@@ -3,8 +3,8 @@
  *
  * profile_load() parses a file and its includes (format in
  * configs/profiles/README.md) into one merged profile and checks everything
- * that does not depend on the running kernel; plan.h checks the rest. Every
- * error is one line "FILE:LINE:COL: message". */
+ * that does not depend on the running kernel; plan_new() (plan.h) checks the
+ * rest against it. Every error is one line "FILE:LINE:COL: message". */
 #ifndef MMBATCHD_PROFILE_H
 #define MMBATCHD_PROFILE_H
 
@@ -81,7 +81,8 @@ int profile_load_string(const char *name, const char *data, size_t len, struct p
 
 void profile_free(struct profile *p);
 
-/* The smoke section as one JSON object (see contracts). Caller frees. */
+/* The smoke section as one JSON object ({"benchmarks":[...],"threshold_pct":N,
+ * "timeout_s":N}, what mmbatch-smoke reads from --show-smoke). Caller frees. */
 char *profile_smoke_json(const struct profile *p);
 
 const char *rollback_mode_name(enum rollback_mode m);
