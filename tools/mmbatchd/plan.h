@@ -18,8 +18,8 @@
 
 struct plan_item {
 	const struct knob_setting *k;
-	char *name;    /* dotted key or sysfs path */
-	char *real;    /* resolved file, NULL when absent */
+	char *name;    /* the key: dotted sysctl key, or the sysfs path */
+	char *real;    /* real path (--root + path, resolved), NULL when absent */
 	char *current; /* canonical current value (for display), NULL when absent */
 	char *original; /* the value that restores it exactly (knob_original()) */
 	bool absent;   /* optional and missing on this kernel */
