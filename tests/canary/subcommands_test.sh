@@ -154,6 +154,28 @@ wait "$DAEMON_PID" || DAEMON_RC=$?
 DAEMON_PID=
 expect_eq "rollback (service active): the daemon's exit" 0 "$DAEMON_RC"
 
+# The checks above must catch an mmbatchctl that ignores the service and
+# always runs mmbatchd --rollback: the running daemon holds the state dir's
+# lock, so nothing is restored.
+echo "== negative control: a broken mmbatchctl whose rollback ignores mmbatchd.service"
+sed 's/^\tif \[ "\$active" = active \]; then$/\tif false; then/' "$CTL" > "$T/broken-mmbatchctl"
+chmod 0755 "$T/broken-mmbatchctl"
+if cmp -s "$CTL" "$T/broken-mmbatchctl"; then
+	fail "negative control: the sed did not break mmbatchctl (its rollback code changed?)"
+else
+	start_daemon "$PROFILES/p.yaml"
+	echo "$DAEMON_PID" > "$STUB/pid"
+	saved_ctl=$CTL CTL=$T/broken-mmbatchctl
+	ctl rbx rollback
+	CTL=$saved_ctl
+	if [ "$RC" != 0 ] && [ "$(knobs)" = "30 15" ]; then
+		pass "negative control: the broken rollback fails the checks above (exit $RC, values still $(knobs): $(out rbx | tail -n 1))"
+	else
+		fail "negative control: the broken rollback passed: exit $RC, values $(knobs)"
+	fi
+	stop_daemon
+fi
+
 echo "== negative control: rollback refused while the daemon runs 'rollback: never'"
 start_daemon "$PROFILES/never.yaml"
 echo "$DAEMON_PID" > "$STUB/pid"
