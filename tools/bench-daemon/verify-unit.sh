@@ -12,7 +12,8 @@
 #     ProtectKernelTunables=yes (strict alone leaves /proc and /sys
 #     writable), NoNewPrivileges, SystemCallArchitectures=native,
 #     CapabilityBoundingSet= and SystemCallFilter= set;
-#   - per unit: mmbatchd.service has the lines the contracts fix, keeps
+#   - per unit: mmbatchd.service has the lines its behaviour rests on
+#     (ExecStart=, Type=notify, After=systemd-sysctl.service, Restart=, ...), keeps
 #     PrivateNetwork/PrivateUsers off (taskstats), and its /proc/sys
 #     ReadWritePaths= are exactly the /proc/sys column of
 #     `$MMBATCHD --list-keys` (the daemon's allowlist), each with '-', and
