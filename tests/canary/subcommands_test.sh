@@ -47,7 +47,7 @@ EOF
 # The stub mmbatch-smoke records how it was run and gives exit 1 (a regression).
 cat > "$BIN/mmbatch-smoke" <<EOF
 #!/bin/sh
-echo "args=\$# state=\$SMOKE_STATE_DIR kver=\$SMOKE_KVER pending=\$([ -e "\$SMOKE_STATE_DIR/pending/\$SMOKE_KVER" ] && echo yes || echo no)" > "$STUB/smoke"
+echo "args=\$# state=\$MMBATCH_STATE_DIR kver=\$SMOKE_KVER pending=\$([ -e "\$MMBATCH_STATE_DIR/pending/\$SMOKE_KVER" ] && echo yes || echo no)" > "$STUB/smoke"
 exit 1
 EOF
 chmod 0755 "$BIN/systemctl" "$BIN/mmbatch-smoke"
