@@ -1,7 +1,9 @@
-# tools/mmbench/mmbatch-smoke against a fake root (SMOKE_ROOT): a pending
-# mark runs, stores, compares and clears; no mark does nothing; a much better
-# previous kernel makes it fail with the verdict in the output; a failed
-# benchmark fails it; without mmbatchd's smoke section the documented
+# tools/mmbench/mmbatch-smoke (and the `mmbench smoke --state-dir` it runs)
+# against a fake root (SMOKE_ROOT): a pending mark runs, stores, compares and
+# clears; no mark does nothing; a much better previous kernel makes it fail
+# with the verdict in the output; a failed benchmark fails it; a timeout (the
+# wrapper's backstop and mmbench's own) and a corrupt baseline give "error"
+# and keep the mark; without mmbatchd's smoke section the documented
 # defaults are used. Uses the real mmbench; a fake mmbatchd prints the smoke
 # section; the real one (MMBATCHD) reads a real profile too.
 . "$(dirname "$0")/lib.sh"
@@ -82,15 +84,15 @@ run_cmd fallback env SMOKE_KVER=$new_kver SMOKE_STAMP=20260103T100000Z "$SCRIPT"
 expect_eq "no record: exit (baseline 10x faster)" 1 "$RC"
 expect_match "no record: newest other kernel's result" "comparing with .*/results/$old_kver/20260101T000000Z.json" "$T/fallback.out"
 
-# 5. a benchmark failed (an integrity mismatch): exit 1 even with no baseline
+# 5. a benchmark failed (an integrity mismatch): exit 1 even with no baseline.
+# The fake runs the real benchmarks, marks fault failed and hands that result
+# to the real `mmbench smoke --state-dir` (--input), which judges it.
 cat > "$T/failing-mmbench" <<FAKE
 #!/bin/sh
-# the real mmbench, but smoke results come back failed
-"$MMBENCH" "\$@" || exit \$?
-[ "\$1" = smoke ] || exit 0
-for out; do :; done
-jq '.results[0].status = "failed" | .results[0].reason = "1 corrupt bytes"' "\$out" > "\$out.f" && mv "\$out.f" "\$out"
-exit 1
+[ "\$1" = smoke ] || exec "$MMBENCH" "\$@"
+"$MMBENCH" smoke --benchmarks fault -o "$T/run.json" > /dev/null 2>&1 || exit 2
+jq '.results[0].status = "failed" | .results[0].reason = "1 corrupt bytes"' "$T/run.json" > "$T/run-failed.json" || exit 2
+exec "$MMBENCH" "\$@" --input "$T/run-failed.json"
 FAKE
 chmod +x "$T/failing-mmbench"
 rm -rf "$state/results" "$state/last-booted"
@@ -139,6 +141,48 @@ run_cmd badopt "$SCRIPT" --frob
 expect_eq "unknown option: exit" 2 "$RC"
 run_cmd badkver env SMOKE_KVER=../x "$SCRIPT"
 expect_eq "bad kernel release: exit" 2 "$RC"
+
+# 7b. the real timeout: mmbench itself stops the benchmarks (exitdrain
+# samples for more than 1 s) and says why
+cat > "$T/drain-mmbatchd" <<'FAKE'
+#!/bin/sh
+echo '{"benchmarks":["exitdrain"],"threshold_pct":5.0,"timeout_s":1}'
+FAKE
+chmod +x "$T/drain-mmbatchd"
+: > "$state/pending/$new_kver"
+run_cmd ctimeout env SMOKE_KVER=$new_kver MMBATCHD="$T/drain-mmbatchd" SMOKE_STAMP=20260104T100000Z "$SCRIPT"
+expect_eq "mmbench's timeout: exit" 2 "$RC"
+expect_eq "mmbench's timeout: still pending" present "$( [ -e "$state/pending/$new_kver" ] && echo present || echo absent)"
+expect_eq "mmbench's timeout: verdict file" "result=error|reason=smoke run exceeded 1 s; kernel $new_kver stays pending" \
+	"$(sed -n 's/^\(result\|reason\)=/&/p' "$state/verdict/$new_kver" | paste -sd'|')"
+left=$(find "$state/results/$new_kver" -name '20260104T100000Z*')
+expect_eq "mmbench's timeout: no result left" "" "$left"
+
+# 7c. a corrupt baseline: one line naming the file, verdict error, still pending
+mkdir -p "$state/results/8.0.0-corrupt"
+printf '{"schema": "mmbench/1", "results": [\n' > "$state/results/8.0.0-corrupt/20260104T200000Z.json"
+echo 8.0.0-corrupt > "$state/last-booted"
+: > "$state/pending/$new_kver"
+run_cmd corrupt env SMOKE_KVER=$new_kver SMOKE_STAMP=20260104T300000Z "$SCRIPT"
+expect_eq "corrupt baseline: exit" 2 "$RC"
+grep ERROR "$T/corrupt.err" > "$T/corrupt.errors" || true
+expect_lines "corrupt baseline: one error line" 1 "$T/corrupt.errors"
+expect_match "corrupt baseline: names the file" "ERROR: unreadable baseline .*/results/8.0.0-corrupt/20260104T200000Z.json:2:[0-9]+: .*; kernel $new_kver stays pending" "$T/corrupt.errors"
+expect_eq "corrupt baseline: verdict" error "$(sed -n 's/^result=//p' "$state/verdict/$new_kver")"
+expect_eq "corrupt baseline: still pending" present "$( [ -e "$state/pending/$new_kver" ] && echo present || echo absent)"
+expect_eq "corrupt baseline: last-booted kept" 8.0.0-corrupt "$(cat "$state/last-booted")"
+rm -rf "$state/results/8.0.0-corrupt" "$state/last-booted" "$state/pending/$new_kver"
+
+# 7d. mmbench smoke --state-dir on its own: the options it needs
+run_cmd gate_noopt "$MMBENCH" smoke --kver x
+expect_eq "mmbench smoke --kver without --state-dir: exit" 2 "$RC"
+run_cmd gate_o "$MMBENCH" smoke --state-dir "$state" -o "$T/x.json"
+expect_eq "mmbench smoke --state-dir -o: exit" 2 "$RC"
+run_cmd gate_kver "$MMBENCH" smoke --state-dir "$state" --kver ../x
+expect_eq "mmbench smoke --state-dir --kver ../x: exit" 2 "$RC"
+run_cmd gate_idle "$MMBENCH" smoke --state-dir "$state" --kver 1.2.3-none
+expect_eq "mmbench smoke --state-dir, not pending: exit" 0 "$RC"
+expect_match "mmbench smoke --state-dir, not pending: says so" 'is not pending .* nothing to do' "$T/gate_idle.out"
 
 # 8. the real mmbatchd, once it prints the smoke section
 real=$real_mmbatchd

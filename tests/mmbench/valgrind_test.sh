@@ -1,5 +1,6 @@
-# valgrind on compare (good inputs, a regression, bad inputs, --plot) and on
-# one short benchmark and smoke run: no invalid access, no leak. Skipped
+# valgrind on compare (good inputs, a regression, bad inputs, --plot), on
+# one short benchmark and smoke run, and on the first-boot verdict (smoke
+# --state-dir: pass, regression, corrupt baseline): no invalid access, no leak. Skipped
 # under SAN=1, where ASan already checks and valgrind cannot run beside it.
 . "$(dirname "$0")/lib.sh"
 setup
@@ -30,3 +31,18 @@ vg "compare broken" 2 "$MMBENCH" compare "$T/broken.json" "$T/a.json"
 vg "compare bad threshold" 2 "$MMBENCH" compare "$T/a.json" "$T/slow.json" --threshold x
 vg "fault" 0 "$MMBENCH" fault --quick --reps 1 --size-mib 1 -o "$T/v.json"
 vg "smoke (fault, migrate)" 0 "$MMBENCH" smoke --benchmarks fault,migrate -o "$T/s.json"
+
+# the first-boot verdict (smoke --state-dir): a first run with the benchmarks
+# in the child, a regression and a corrupt baseline judged from --input
+st=$T/state
+mkdir -p "$st/pending" "$st/results/vg0"
+: > "$st/pending/vg1"
+vg "smoke --state-dir, first run" 0 "$MMBENCH" smoke --state-dir "$st" --kver vg1 --stamp s1 \
+	--benchmarks fault --timeout 300
+: > "$st/pending/vg2"
+cp "$T/a.json" "$st/results/vg1/s1.json"
+vg "smoke --state-dir, regression" 1 "$MMBENCH" smoke --state-dir "$st" --kver vg2 --stamp s2 --input "$T/slow.json"
+cp "$T/broken.json" "$st/results/vg0/s0.json"
+echo vg0 > "$st/last-booted"
+: > "$st/pending/vg2"
+vg "smoke --state-dir, corrupt baseline" 2 "$MMBENCH" smoke --state-dir "$st" --kver vg2 --stamp s3 --input "$T/a.json"

@@ -3,6 +3,7 @@
  * (stats.c), and a verdict better/same/worse. A is the baseline. Exit 1 when
  * any metric is worse beyond --threshold (or B's benchmark failed), 2 on bad
  * input (unreadable or foreign JSON, mismatched benchmarks, bad option). */
+#include "compare.h"
 #include "mmbench.h"
 #include "plot.h"
 #include "util.h"
@@ -20,7 +21,8 @@ struct sample {
 	enum mb_better better;
 };
 
-static int get_sample(const char *path, const char *bench, json_t *metric, struct sample *s);
+static int get_sample(char *ret_err, size_t err_size, const char *path, const char *bench,
+		      json_t *metric, struct sample *s);
 static const char *bench_name(json_t *res);
 
 static void usage(FILE *f)
@@ -35,18 +37,18 @@ static void usage(FILE *f)
 		MB_BOOTSTRAP_RESAMPLES);
 }
 
-static json_t *load(const char *path)
+json_t *mb_compare_load(const char *path, char *ret_err, size_t err_size)
 {
 	json_error_t err;
 	json_t *root = json_load_file(path, 0, &err), *schema, *results;
 
 	if (!root) {
-		fprintf(stderr, "mmbench compare: %s:%d:%d: %s\n", path, err.line, err.column, err.text);
+		snprintf(ret_err, err_size, "%s:%d:%d: %s", path, err.line, err.column, err.text);
 		return NULL;
 	}
 	schema = json_object_get(root, "schema");
 	if (!json_is_string(schema) || strcmp(json_string_value(schema), MB_SCHEMA) != 0) {
-		fprintf(stderr, "mmbench compare: %s: not an mmbench result (schema %s%s%s, expected %s)\n",
+		snprintf(ret_err, err_size, "%s: not an mmbench result (schema %s%s%s, expected %s)",
 			path, json_is_string(schema) ? "'" : "",
 			json_is_string(schema) ? json_string_value(schema) : "missing",
 			json_is_string(schema) ? "'" : "", MB_SCHEMA);
@@ -55,7 +57,7 @@ static json_t *load(const char *path)
 	}
 	results = json_object_get(root, "results");
 	if (!json_is_array(results)) {
-		fprintf(stderr, "mmbench compare: %s: 'results' is not an array\n", path);
+		snprintf(ret_err, err_size, "%s: 'results' is not an array", path);
 		json_decref(root);
 		return NULL;
 	}
@@ -64,7 +66,7 @@ static json_t *load(const char *path)
 
 		if (!json_is_string(json_object_get(res, "benchmark")) ||
 		    !json_is_string(json_object_get(res, "status")) || !json_is_array(metrics)) {
-			fprintf(stderr, "mmbench compare: %s: results[%zu] lacks benchmark/status/metrics\n",
+			snprintf(ret_err, err_size, "%s: results[%zu] lacks benchmark/status/metrics",
 				path, i);
 			json_decref(root);
 			return NULL;
@@ -73,7 +75,8 @@ static json_t *load(const char *path)
 		for (size_t k = 0; k < json_array_size(metrics); k++) {
 			struct sample s;
 
-			if (get_sample(path, bench_name(res), json_array_get(metrics, k), &s) < 0) {
+			if (get_sample(ret_err, err_size, path, bench_name(res), json_array_get(metrics, k),
+				       &s) < 0) {
 				json_decref(root);
 				return NULL;
 			}
@@ -109,8 +112,10 @@ static void list_names(json_t *results, char *buf, size_t size)
 }
 
 /* Same benchmark names on both sides (order free), each once. */
-static int same_benchmarks(const char *pa, json_t *ra, const char *pb, json_t *rb)
+int mb_compare_same_benchmarks(const char *prog, const char *pa, json_t *ja, const char *pb,
+			       json_t *jb)
 {
+	json_t *ra = json_object_get(ja, "results"), *rb = json_object_get(jb, "results");
 	char la[256], lb[256];
 	int ok = json_array_size(ra) == json_array_size(rb);
 
@@ -121,12 +126,12 @@ static int same_benchmarks(const char *pa, json_t *ra, const char *pb, json_t *r
 		return 1;
 	list_names(ra, la, sizeof(la));
 	list_names(rb, lb, sizeof(lb));
-	fprintf(stderr, "mmbench compare: mismatched benchmarks: %s has %s, %s has %s\n",
-		pa, la, pb, lb);
+	fprintf(stderr, "%s: mismatched benchmarks: %s has %s, %s has %s\n", prog, pa, la, pb, lb);
 	return 0;
 }
 
-static int get_sample(const char *path, const char *bench, json_t *metric, struct sample *s)
+static int get_sample(char *ret_err, size_t err_size, const char *path, const char *bench,
+		      json_t *metric, struct sample *s)
 {
 	json_t *values = json_object_get(metric, "values"), *better = json_object_get(metric, "better");
 	const char *b = json_is_string(better) ? json_string_value(better) : "";
@@ -135,7 +140,7 @@ static int get_sample(const char *path, const char *bench, json_t *metric, struc
 	s->n = 0;
 	if (!json_is_array(values) || json_array_size(values) == 0 ||
 	    !json_is_string(json_object_get(metric, "name"))) {
-		fprintf(stderr, "mmbench compare: %s: %s: a metric lacks name or values\n", path, bench);
+		snprintf(ret_err, err_size, "%s: %s: a metric lacks name or values", path, bench);
 		return -EINVAL;
 	}
 	if (strcmp(b, "higher") == 0)
@@ -145,7 +150,7 @@ static int get_sample(const char *path, const char *bench, json_t *metric, struc
 	else if (strcmp(b, "none") == 0)
 		s->better = MB_BETTER_NONE;
 	else {
-		fprintf(stderr, "mmbench compare: %s: %s: metric '%s' has no valid 'better'\n", path,
+		snprintf(ret_err, err_size, "%s: %s: metric '%s' has no valid 'better'", path,
 			bench, json_string_value(json_object_get(metric, "name")));
 		return -EINVAL;
 	}
@@ -156,7 +161,7 @@ static int get_sample(const char *path, const char *bench, json_t *metric, struc
 		json_t *x = json_array_get(values, i);
 
 		if (!json_is_number(x)) {
-			fprintf(stderr, "mmbench compare: %s: %s: metric '%s' has a non-number value\n",
+			snprintf(ret_err, err_size, "%s: %s: metric '%s' has a non-number value",
 				path, bench, json_string_value(json_object_get(metric, "name")));
 			free(s->v);
 			s->v = NULL;
@@ -181,10 +186,6 @@ static json_t *find_metric(json_t *res, const char *name)
 	return NULL;
 }
 
-struct tally {
-	int better, same, worse, info, unknown, regressions, failed;
-};
-
 static void print_row(const char *bench, const char *metric, const struct mb_comparison *c,
 		      int regression_mark)
 {
@@ -203,7 +204,7 @@ static void print_row(const char *bench, const char *metric, const struct mb_com
 }
 
 static int compare_bench(const char *pa, json_t *a, const char *pb, json_t *b, double threshold,
-			 struct tally *t, struct mb_plot *plot)
+			 struct mb_compare_tally *t, struct mb_plot *plot)
 {
 	const char *name = bench_name(a);
 	const char *sa = json_string_value(json_object_get(a, "status"));
@@ -226,10 +227,11 @@ static int compare_bench(const char *pa, json_t *a, const char *pb, json_t *b, d
 		json_t *ma = json_array_get(metrics, i), *mbm;
 		struct sample xa, xb;
 		struct mb_comparison c;
+		char err[512];
 		const char *mname;
 		int r;
 
-		r = get_sample(pa, name, ma, &xa);
+		r = get_sample(err, sizeof(err), pa, name, ma, &xa);
 		if (r < 0)
 			return r;
 		mname = json_string_value(json_object_get(ma, "name"));
@@ -239,7 +241,7 @@ static int compare_bench(const char *pa, json_t *a, const char *pb, json_t *b, d
 			free(xa.v);
 			continue;
 		}
-		r = get_sample(pb, name, mbm, &xb);
+		r = get_sample(err, sizeof(err), pb, name, mbm, &xb);
 		if (r < 0) {
 			free(xa.v);
 			return r;
@@ -264,6 +266,35 @@ static int compare_bench(const char *pa, json_t *a, const char *pb, json_t *b, d
 	return 0;
 }
 
+int mb_compare_docs(const char *pa, json_t *ja, const char *pb, json_t *jb, double threshold,
+		    struct mb_plot *plot, struct mb_compare_tally *ret)
+{
+	json_t *ra = json_object_get(ja, "results"), *rb = json_object_get(jb, "results");
+	struct mb_compare_tally t = { 0 };
+	int r;
+
+	printf("%-10s %-34s %12s %12s %9s %20s  %s\n", "benchmark", "metric", "baseline", "new",
+	       "change", "95% CI (bootstrap)", "verdict");
+	for (size_t i = 0; i < json_array_size(ra); i++) {
+		json_t *a = json_array_get(ra, i);
+
+		r = compare_bench(pa, a, pb, find_bench(rb, bench_name(a)), threshold, &t, plot);
+		if (r < 0)
+			return r;
+	}
+	printf("compare: %d better, %d same, %d worse (%d beyond the %.4g%% threshold), "
+	       "%d not judged, %d failed in %s\n",
+	       t.better, t.same, t.worse, t.regressions, threshold, t.info + t.unknown, t.failed, pb);
+	if (t.regressions || t.failed)
+		printf("verdict: worse: %s regresses against %s\n", pb, pa);
+	else if (t.better && !t.worse)
+		printf("verdict: better: no regression\n");
+	else
+		printf("verdict: same: no regression beyond %.4g%%\n", threshold);
+	*ret = t;
+	return 0;
+}
+
 int mb_compare_main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -274,9 +305,10 @@ int mb_compare_main(int argc, char **argv)
 	};
 	double threshold = 5.0;
 	const char *plot_path = NULL, *pa, *pb;
-	json_t *ja = NULL, *jb = NULL, *ra, *rb;
-	struct tally t = { 0 };
+	json_t *ja = NULL, *jb = NULL;
+	struct mb_compare_tally t = { 0 };
 	struct mb_plot plot = { 0 };
+	char err[512];
 	int c, r, rc = MB_EXIT_USAGE;
 
 	opterr = 0;
@@ -311,38 +343,21 @@ int mb_compare_main(int argc, char **argv)
 	}
 	pa = argv[optind];
 	pb = argv[optind + 1];
-	ja = load(pa);
+	ja = mb_compare_load(pa, err, sizeof(err));
 	if (ja)
-		jb = load(pb);
-	if (!ja || !jb)
+		jb = mb_compare_load(pb, err, sizeof(err));
+	if (!ja || !jb) {
+		fprintf(stderr, "mmbench compare: %s\n", err);
 		goto out;
-	ra = json_object_get(ja, "results");
-	rb = json_object_get(jb, "results");
-	if (!same_benchmarks(pa, ra, pb, rb))
-		goto out;
-
-	printf("%-10s %-34s %12s %12s %9s %20s  %s\n", "benchmark", "metric", "baseline", "new",
-	       "change", "95% CI (bootstrap)", "verdict");
-	for (size_t i = 0; i < json_array_size(ra); i++) {
-		json_t *a = json_array_get(ra, i);
-
-		r = compare_bench(pa, a, pb, find_bench(rb, bench_name(a)), threshold, &t,
-				  plot_path ? &plot : NULL);
-		if (r < 0) {
-			if (r == -ENOMEM)
-				fprintf(stderr, "mmbench compare: out of memory\n");
-			goto out;
-		}
 	}
-	printf("compare: %d better, %d same, %d worse (%d beyond the %.4g%% threshold), "
-	       "%d not judged, %d failed in %s\n",
-	       t.better, t.same, t.worse, t.regressions, threshold, t.info + t.unknown, t.failed, pb);
-	if (t.regressions || t.failed)
-		printf("verdict: worse: %s regresses against %s\n", pb, pa);
-	else if (t.better && !t.worse)
-		printf("verdict: better: no regression\n");
-	else
-		printf("verdict: same: no regression beyond %.4g%%\n", threshold);
+	if (!mb_compare_same_benchmarks("mmbench compare", pa, ja, pb, jb))
+		goto out;
+	r = mb_compare_docs(pa, ja, pb, jb, threshold, plot_path ? &plot : NULL, &t);
+	if (r < 0) {
+		if (r == -ENOMEM)
+			fprintf(stderr, "mmbench compare: out of memory\n");
+		goto out;
+	}
 	rc = t.regressions || t.failed ? MB_EXIT_FAIL : MB_EXIT_OK;
 	if (plot_path) {
 		fflush(stdout);

@@ -2,6 +2,7 @@
  * subcommand takes them, runs the benchmark and writes the result.
  * Exit codes: 0 ok, 1 corruption/regression/runtime error, 2 bad input,
  * 77 skipped (this machine cannot run the benchmark). */
+#include "gate.h"
 #include "mmbench.h"
 #include "util.h"
 
@@ -27,6 +28,8 @@ static void usage(FILE *f)
 		"  --drain-cmd CMD    exitdrain: run CMD (sh -c) right after the child exits\n"
 		"  --drain-knob[=P]   exitdrain: write 1 to P (/proc/sys/vm/drain_percpu) right after exit\n"
 		"  --json             JSON document on stdout (summary goes to stderr)\n"
+		"  --input FILE       smoke --state-dir: judge this result instead of running the benchmarks\n"
+		"  --kver KVER        smoke --state-dir: the kernel release (default: the running one)\n"
 		"  --loops N          fault: map/touch/unmap cycles per thread and repetition\n"
 		"  --op-kib N         munmap: size of one mapping\n"
 		"  --ops N            munmap: operations per thread and repetition\n"
@@ -36,8 +39,13 @@ static void usage(FILE *f)
 		"  --reps N           repetitions (default 5, --quick 3)\n"
 		"  --seconds S        integrity: seconds per repetition\n"
 		"  --size-mib N       buffer size (fault: per thread; exitdrain: whole child; migrate)\n"
+		"  --stamp STAMP      smoke --state-dir: result file name (default: UTC now, YYYYMMDDTHHMMSSZ)\n"
+		"  --state-dir DIR    smoke: first-boot verdict of a pending kernel in DIR (/var/lib/mmbatch):\n"
+		"                     run, store, compare with the baseline, write the verdict (SCHEMA.md)\n"
 		"  --thp              fault: allow transparent huge pages (default: MADV_NOHUGEPAGE)\n"
 		"  --threads N        worker threads (default: one per CPU)\n"
+		"  --threshold PCT    smoke --state-dir: a worse metric beyond PCT %% fails (default 5)\n"
+		"  --timeout S        smoke --state-dir: seconds the benchmarks may take (default 60)\n"
 		"  --writers N        integrity: writer threads\n"
 		"exit: 0 ok, 1 corruption/regression/error, 2 bad input, 77 skipped on this machine\n"
 		"see `mmbench compare --help` for the comparison, mmbench(1) for the manual\n",
@@ -48,7 +56,8 @@ static void usage(FILE *f)
 enum {
 	OPT_JSON = 256, OPT_QUICK, OPT_REPS, OPT_THREADS, OPT_SIZE, OPT_THP, OPT_LOOPS, OPT_OPS,
 	OPT_OP_KIB, OPT_PAGES, OPT_WRITERS, OPT_SECONDS, OPT_DRAIN_KNOB, OPT_DRAIN_CMD,
-	OPT_BENCHMARKS, OPT_CONFIG,
+	OPT_BENCHMARKS, OPT_CONFIG, OPT_STATE_DIR, OPT_KVER, OPT_STAMP, OPT_INPUT, OPT_THRESHOLD,
+	OPT_TIMEOUT,
 };
 
 static const struct option long_opts[] = {
@@ -69,6 +78,12 @@ static const struct option long_opts[] = {
 	{ "drain-cmd", required_argument, NULL, OPT_DRAIN_CMD },
 	{ "benchmarks", required_argument, NULL, OPT_BENCHMARKS },
 	{ "config", required_argument, NULL, OPT_CONFIG },
+	{ "state-dir", required_argument, NULL, OPT_STATE_DIR },
+	{ "kver", required_argument, NULL, OPT_KVER },
+	{ "stamp", required_argument, NULL, OPT_STAMP },
+	{ "input", required_argument, NULL, OPT_INPUT },
+	{ "threshold", required_argument, NULL, OPT_THRESHOLD },
+	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -88,6 +103,8 @@ static unsigned opt_bit(int c)
 	case OPT_SECONDS: return MB_OPT_SECONDS;
 	case OPT_DRAIN_KNOB: case OPT_DRAIN_CMD: return MB_OPT_DRAIN;
 	case OPT_BENCHMARKS: case OPT_CONFIG: return MB_OPT_BENCHMARKS;
+	case OPT_STATE_DIR: case OPT_KVER: case OPT_STAMP: case OPT_INPUT: case OPT_THRESHOLD:
+	case OPT_TIMEOUT: return MB_OPT_GATE;
 	}
 	return 0;
 }
@@ -155,6 +172,22 @@ static int parse_opts(const char *cmd, unsigned allowed, int argc, char **argv, 
 		case OPT_DRAIN_CMD: o->drain_cmd = optarg; break;
 		case OPT_BENCHMARKS: o->benchmarks = optarg; break;
 		case OPT_CONFIG: o->config = optarg; break;
+		case OPT_STATE_DIR: o->state_dir = optarg; break;
+		case OPT_KVER: o->kver = optarg; break;
+		case OPT_STAMP: o->stamp = optarg; break;
+		case OPT_INPUT: o->input = optarg; break;
+		case OPT_THRESHOLD:
+			r = mb_parse_double(optarg, &o->threshold);
+			if (r == 0 && (o->threshold < 0 || !(o->threshold < 1e6)))
+				r = -EINVAL;
+			o->threshold_text = optarg;
+			break;
+		case OPT_TIMEOUT:
+			r = mb_parse_double(optarg, &o->timeout_s);
+			if (r == 0 && (o->timeout_s <= 0 || o->timeout_s > 86400))
+				r = -EINVAL;
+			o->timeout_text = optarg;
+			break;
 		}
 		if (r < 0) {
 			fprintf(stderr, "mmbench %s: bad value '%s' for option '%s'\n", cmd, optarg, bad);
@@ -171,6 +204,17 @@ static int parse_opts(const char *cmd, unsigned allowed, int argc, char **argv, 
 	}
 	if (o->benchmarks && o->config) {
 		fprintf(stderr, "mmbench %s: --benchmarks and --config exclude each other\n", cmd);
+		return -EINVAL;
+	}
+	if (!o->state_dir && (o->kver || o->stamp || o->input || o->threshold_text ||
+			      o->timeout_text)) {
+		fprintf(stderr, "mmbench %s: --kver, --stamp, --input, --threshold and --timeout "
+			"need --state-dir\n", cmd);
+		return -EINVAL;
+	}
+	if (o->state_dir && (o->output || o->json)) {
+		fprintf(stderr, "mmbench %s: --state-dir writes results/<kver>/<stamp>.json itself: "
+			"no -o or --json\n", cmd);
 		return -EINVAL;
 	}
 	return 0;
@@ -239,11 +283,22 @@ int main(int argc, char **argv)
 		fprintf(stderr, "mmbench: unknown command '%s' (see mmbench --help)\n", cmd);
 		return MB_EXIT_USAGE;
 	}
-	r = parse_opts(cmd, b ? b->opts : MB_OPT_BENCHMARKS, argc - 1, argv + 1, &o);
+	r = parse_opts(cmd, b ? b->opts : MB_OPT_BENCHMARKS | MB_OPT_GATE, argc - 1, argv + 1, &o);
 	if (r < 0)
 		return MB_EXIT_USAGE;
 	if (r > 0)
 		return MB_EXIT_OK;
+	if (!b && o.state_dir) {
+		if (!o.threshold_text) {
+			o.threshold = 5.0;
+			o.threshold_text = "5";
+		}
+		if (!o.timeout_text) {
+			o.timeout_s = 60;
+			o.timeout_text = "60";
+		}
+		return mb_smoke_gate(&o);
+	}
 	if (!b)
 		return mb_smoke(&o, "mmbench smoke");
 	return run_one(b, &o);

@@ -59,6 +59,7 @@ enum {
 	MB_OPT_SECONDS = 1 << 8,
 	MB_OPT_DRAIN = 1 << 9,
 	MB_OPT_BENCHMARKS = 1 << 10,
+	MB_OPT_GATE = 1 << 11, /* smoke --state-dir and its options */
 };
 
 struct mb_opts {
@@ -75,6 +76,15 @@ struct mb_opts {
 	const char *drain_cmd;
 	const char *benchmarks; /* smoke: comma list */
 	const char *config;     /* smoke: `mmbatchd --show-smoke` output file */
+	/* smoke --state-dir: the first-boot verdict (gate.c) */
+	const char *state_dir;
+	const char *kver;       /* NULL: uname -r */
+	const char *stamp;      /* NULL: UTC now, %Y%m%dT%H%M%SZ */
+	const char *input;      /* judge this result instead of running */
+	double threshold;       /* percent */
+	const char *threshold_text; /* as given, for the messages */
+	double timeout_s;
+	const char *timeout_text;
 };
 
 /* Every benchmark: fills r, returns 0 (status in r) or negative errno. */

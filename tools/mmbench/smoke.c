@@ -2,7 +2,8 @@
  * 2 CPUs). The list comes from --benchmarks, from --config (the JSON that
  * `mmbatchd --show-smoke PROFILE` prints), or the default below. All
  * results go into one document; exit 1 when any benchmark failed (an
- * integrity mismatch), 0 otherwise: skipped benchmarks are not failures. */
+ * integrity mismatch), 0 otherwise: skipped benchmarks are not failures.
+ * With --state-dir, gate.c runs this in a child and judges the result. */
 #include "mmbench.h"
 #include "util.h"
 
