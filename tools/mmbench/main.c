@@ -27,8 +27,8 @@ static void usage(FILE *f)
 		"  --config FILE      smoke: the JSON of `mmbatchd --show-smoke PROFILE` (takes its list)\n"
 		"  --drain-cmd CMD    exitdrain: run CMD (sh -c) right after the child exits\n"
 		"  --drain-knob[=P]   exitdrain: write 1 to P (/proc/sys/vm/drain_percpu) right after exit\n"
-		"  --json             JSON document on stdout (summary goes to stderr)\n"
 		"  --input FILE       smoke --state-dir: judge this result instead of running the benchmarks\n"
+		"  --json             JSON document on stdout (summary goes to stderr)\n"
 		"  --kver KVER        smoke --state-dir: the kernel release (default: the running one)\n"
 		"  --loops N          fault: map/touch/unmap cycles per thread and repetition\n"
 		"  --op-kib N         munmap: size of one mapping\n"
@@ -49,7 +49,7 @@ static void usage(FILE *f)
 		"  --writers N        integrity: writer threads\n"
 		"exit: 0 ok, 1 corruption/regression/error, 2 bad input, 77 skipped on this machine\n"
 		"see `mmbench compare --help` for the comparison, mmbench(1) for the manual\n",
-		"smoke", "quick subset after a kernel install",
+		"smoke", "quick subset after a kernel install (--state-dir: its first-boot verdict)",
 		"compare", "A.json B.json: medians, 95% CI, better/same/worse");
 }
 
