@@ -9,8 +9,9 @@
 # exist yet (its checks are then listed as not live).
 # Besides the daemon's job (values, drain, smoke, rollback) it proves the
 # units' sandboxes: from inside mmbatchd.service's mount namespace (nsenter,
-# util-linux) kernel.core_pattern, /proc/sysrq-trigger and sysctls outside
-# the allowlist are read-only while the profile's keys are writable, and
+# util-linux) kernel.core_pattern, /proc/sysrq-trigger, sysctls outside the
+# allowlist, sysfs outside the mm trees and binfmt_misc are out of reach
+# while the profile's keys are writable, and
 # mmbatch-canary.service records a verdict under its own sandbox.
 # The knob values before mmbatchd started come from vmtest-baseline.service
 # (`mmbatchd --plan` run Before=mmbatchd.service into /run/vmtest-baseline/).
@@ -123,8 +124,8 @@ expect_forbidden() {
 	vm_expect "$1: value read from the host namespace afterwards" "$_before" "$(cat "$2" 2>/dev/null || echo "(write-only)")"
 }
 echo "run      mounts under /proc/sys and /sys inside mmbatchd.service (nsenter -t $main_pid -m):"
-in_unit awk '$5 ~ "^/(proc/sys|sys)(/|$)" { split($6, o, ","); print "    | " $5, o[1] }' /proc/self/mountinfo 2>&1 |
-	sort -u | head -n 80
+in_unit awk '$5 ~ "^/(proc/sys|sys)(/|$)" { split($6, o, ","); print "    | " $5, o[1], "(id " $1 ", parent " $2 ")" }' \
+	/proc/self/mountinfo 2>&1 | sort | head -n 80
 core_pattern=$(cat /proc/sys/kernel/core_pattern)
 expect_forbidden "kernel.core_pattern" /proc/sys/kernel/core_pattern "$core_pattern"
 # An attacker would write "|/path/to/prog"; the sandbox must refuse that too.
@@ -135,6 +136,27 @@ vm_expect "kernel.core_pattern after both (host namespace)" "$core_pattern" "$(c
 expect_forbidden "/proc/sysrq-trigger" /proc/sysrq-trigger h
 # A vm.* file outside the allowlist (the old unit opened all of /proc/sys/vm).
 expect_forbidden "vm.mmap_min_addr" /proc/sys/vm/mmap_min_addr "$(cat /proc/sys/vm/mmap_min_addr 2>/dev/null)"
+# sysfs outside the two mm trees (systemd 255-257 leave /sys itself
+# writable unless the unit names its trees): a harmless printk flag.
+expect_forbidden "/sys/module/printk/parameters/time" /sys/module/printk/parameters/time \
+	"$(cat /sys/module/printk/parameters/time 2>/dev/null)"
+# binfmt_misc (systemd 257 carries its autofs mount into the unit): a
+# registered handler would run as root on every matching exec. The host
+# side first (access(W_OK) there triggers the automount, whose mount then
+# propagates into the unit), then a write of 'x' (no valid rule, so nothing
+# could be registered even if it got through) from inside.
+if [ -e /proc/sys/fs/binfmt_misc ]; then
+	vm_expect "binfmt_misc/register writable from the host namespace (control, access W_OK)" yes \
+		"$([ -w /proc/sys/fs/binfmt_misc/register ] && echo yes || echo no)"
+	bm=$(write_file /proc/sys/fs/binfmt_misc/register x in-unit)
+	case "$bm" in
+	failed:*"Read-only file system"*|failed:*"Permission denied"*|failed:*"No such file"*) bm=refused ;;
+	*) bm="reachable ($bm)" ;;
+	esac
+	vm_expect "binfmt_misc/register from inside mmbatchd.service (EROFS, EACCES or ENOENT)" refused "$bm"
+else
+	vm_not_live "binfmt_misc/register from inside mmbatchd.service" "this kernel has no /proc/sys/fs/binfmt_misc"
+fi
 # The profile's keys: writing the value each has now works from inside.
 while read -r name orig target; do
 	case "$name" in /*) f=$name ;; *) f=/proc/sys/$(echo "$name" | tr . /) ;; esac
@@ -142,19 +164,28 @@ while read -r name orig target; do
 	vm_expect "'$name': write its value '$v' from inside mmbatchd.service" ok "$(write_file "$f" "$v" in-unit)"
 	vm_expect "'$name' after that write, read from the kernel" "$target" "$(kernel_value "$name")"
 done < "$vm_tmp/plan.baseline"
-# Exactly the allowlist is writable under /proc/sys: the read-write mounts
-# there are the files of `mmbatchd --list-keys` this kernel has.
+# Exactly the allowlist is writable under /proc/sys, and nothing under /sys
+# but the two mm trees: every file root can write from inside (find
+# -writable: access(W_OK), which a read-only mount refuses and the sysctl
+# mode bits limit even for root).
 if mmbatchd --list-keys > "$vm_tmp/list-keys" 2> "$vm_tmp/list-keys.err"; then
 	cut -f2 "$vm_tmp/list-keys" | while read -r f; do [ ! -e "$f" ] || echo "$f"; done | sort > "$vm_tmp/allow.present"
-	in_unit awk '$5 ~ "^/proc/sys/" { split($6, o, ","); mode[$5] = o[1] }
-		END { for (m in mode) if (mode[m] == "rw") print m }' /proc/self/mountinfo | sort > "$vm_tmp/rw.mounts"
-	vm_expect "read-write mounts under /proc/sys in mmbatchd.service = allowlist files present ($(wc -l < "$vm_tmp/allow.present") of $(wc -l < "$vm_tmp/list-keys"))" \
-		"$(paste -sd' ' "$vm_tmp/allow.present")" "$(paste -sd' ' "$vm_tmp/rw.mounts")"
-	vm_expect "/proc/sys itself in mmbatchd.service" ro \
-		"$(in_unit awk '$5 == "/proc/sys" { split($6, o, ","); m = o[1] } END { print m }' /proc/self/mountinfo)"
+	in_unit find /proc/sys -type f -writable 2>/dev/null | sort > "$vm_tmp/rw.proc"
+	vm_expect "files writable under /proc/sys inside mmbatchd.service = allowlist files present ($(wc -l < "$vm_tmp/allow.present") of $(wc -l < "$vm_tmp/list-keys"))" \
+		"$(paste -sd' ' "$vm_tmp/allow.present")" "$(paste -sd' ' "$vm_tmp/rw.proc")"
 else
 	vm_expect "mmbatchd --list-keys exit status" 0 "failed: $(head -n 3 "$vm_tmp/list-keys.err" | paste -sd' ')"
 fi
+vm_expect "/proc/sys itself in mmbatchd.service" ro \
+	"$(in_unit awk '$5 == "/proc/sys" { split($6, o, ","); m = o[1] } END { print m }' /proc/self/mountinfo)"
+# (systemd 257 also binds the unit's own cgroup memory.pressure file
+# read-write for its PSI watch: a trigger on its own cgroup, not a tunable.)
+in_unit find /sys -type f -writable 2>/dev/null |
+	grep -vE '^/sys/(kernel/mm|devices/system/node)/|^/sys/fs/cgroup/.*/mmbatchd\.service/memory\.pressure$' > "$vm_tmp/rw.sys" || true
+vm_expect "files writable under /sys inside mmbatchd.service outside /sys/kernel/mm and /sys/devices/system/node" \
+	"0 files" "$(wc -l < "$vm_tmp/rw.sys") files$([ -s "$vm_tmp/rw.sys" ] && echo ": $(head -n 8 "$vm_tmp/rw.sys" | paste -sd' ') ...")"
+vm_expect_ge "files writable under /sys/kernel/mm inside mmbatchd.service" 1 \
+	"$(in_unit find /sys/kernel/mm -type f -writable 2>/dev/null | wc -l)"
 
 # 3. One drain for one large multi-threaded exit: one process, two threads
 #    faulting DRAIN_MIB together; the drain line must name its pid.
