@@ -42,7 +42,7 @@ expect_eq "--once with kernel.core_pattern" "$want" "$(run --once "$PROFILES/esc
 expect_eq "daemon with kernel.core_pattern" "$want" "$(run --profile "$PROFILES/escape.yaml" --foreground)"
 expect_eq "tree after the escape profile" "$before" "$(tree_sum)"
 expect_eq "journal after the escape profile" absent "$(journal_state)"
-printf '# mmbatchd journal v2\nboot_id\t%s\nprofile\t/etc/mmbatch/mmbatchd.yaml\n/proc/sys/kernel/core_pattern\t|/tmp/x %%p\n' \
+printf '# mmbatchd journal v2\nboot_id\t%s\nprofile\t/etc/mmbatch/mmbatchd.yaml\n/proc/sys/kernel/core_pattern\t|/usr/local/sbin/x %%p\n' \
 	"$FAKE_BOOT_ID" > "$STATE/journal"
 chmod 0600 "$STATE/journal"
 expect_eq "--rollback of a journal naming kernel/core_pattern" \

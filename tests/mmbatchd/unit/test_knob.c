@@ -209,11 +209,11 @@ static void test_read_write(void **state)
 	free(undo);
 	/* A quote in a value (or a root) stays inside the word: the undo line
 	 * never runs a command of the value's choosing. */
-	undo = knob_undo_line("", "/proc/sys/vm/swappiness", "1'; touch /tmp/pwned; '");
-	assert_string_equal(undo, "sysctl -w vm.swappiness='1'\\''; touch /tmp/pwned; '\\'''");
+	undo = knob_undo_line("", "/proc/sys/vm/swappiness", "1'; touch pwned; '");
+	assert_string_equal(undo, "sysctl -w vm.swappiness='1'\\''; touch pwned; '\\'''");
 	free(undo);
-	undo = knob_undo_line("/tmp/a b", "/sys/kernel/mm/x", "v");
-	assert_string_equal(undo, "echo 'v' > '/tmp/a b/sys/kernel/mm/x'");
+	undo = knob_undo_line("/srv/a b", "/sys/kernel/mm/x", "v");
+	assert_string_equal(undo, "echo 'v' > '/srv/a b/sys/kernel/mm/x'");
 	free(undo);
 }
 
