@@ -1,13 +1,13 @@
 # mmbench: the benchmarks (dynamic and static binaries), their unit tests and
 # the check stages.
 #
-# Every tools/mmbench/*.c is part of mmbench (main.c only in the binary);
+# Every src/mmbench/*.c is part of mmbench (main.c only in the binary);
 # every tests/mmbench/unit/test_*.c is a cmocka test linked against the other
-# objects; tests/mmbench/*_test.sh are scenarios run by tools/mmbench/check.sh.
+# objects; tests/mmbench/*_test.sh are scenarios run by tests/mmbench/run.sh.
 # The static binary (for the VM harness's busybox initramfs) is built only
 # without SAN=1: sanitizers do not link statically.
 
-MMB_SRC_DIR  := $(TOP)/tools/mmbench
+MMB_SRC_DIR  := $(TOP)/src/mmbench
 MMB_TEST_DIR := $(TOP)/tests/mmbench
 MMB_SRC      := $(wildcard $(MMB_SRC_DIR)/*.c)
 MMB_OBJ      := $(patsubst $(MMB_SRC_DIR)/%.c,$(OBJ_DIR)/mmbench/%.o,$(MMB_SRC))
@@ -47,7 +47,7 @@ $(BIN_DIR)/mmbench-unit/%: $(OBJ_DIR)/mmbench-unit/%.o $(MMB_LIB_OBJ)
 ## test: check-bench  mmbench unit tests, --quick runs + schema, compare, smoke script, valgrind
 PHONY += check-bench
 check-bench: $(MMB_BINS) $(MMB_UNIT_BIN) $(BIN_DIR)/mmbatchd
-	@MMBENCH=$(BIN_DIR)/mmbench MMB_UNIT_DIR=$(BIN_DIR)/mmbench-unit MMBATCHD=$(BIN_DIR)/mmbatchd $(TOP)/tools/mmbench/check.sh
+	@MMBENCH=$(BIN_DIR)/mmbench MMB_UNIT_DIR=$(BIN_DIR)/mmbench-unit MMBATCHD=$(BIN_DIR)/mmbatchd $(TOP)/tests/mmbench/run.sh
 CHECK_STAGES += check-bench
 
 ## test: check-bench-san  the same suite built with ASan+UBSan

@@ -1,11 +1,11 @@
 # mmbatchd: the tuning daemon, its unit tests, shell tests, fuzzer and leak check.
 #
-# Every tools/mmbatchd/*.c is part of the daemon (main.c only in the binary);
+# Every src/mmbatchd/*.c is part of the daemon (main.c only in the binary);
 # every tests/mmbatchd/unit/test_*.c is a cmocka test linked against the other
 # daemon objects; every tests/mmbatchd/*_test.sh is a scenario run by
-# tools/mmbatchd/check.sh. SAN=1 builds all of it with ASan+UBSan.
+# tests/mmbatchd/run.sh. SAN=1 builds all of it with ASan+UBSan.
 
-MBD_SRC_DIR  := $(TOP)/tools/mmbatchd
+MBD_SRC_DIR  := $(TOP)/src/mmbatchd
 MBD_TEST_DIR := $(TOP)/tests/mmbatchd
 MBD_SRC      := $(wildcard $(MBD_SRC_DIR)/*.c)
 MBD_OBJ      := $(patsubst $(MBD_SRC_DIR)/%.c,$(OBJ_DIR)/mmbatchd/%.o,$(MBD_SRC))
@@ -56,7 +56,7 @@ $(BIN_DIR)/mmbatchd-notify-listen: $(MBD_TEST_DIR)/notify/notify_listen.c | deps
 ## test: check-daemon  mmbatchd unit tests, malformed profiles, scenario tests
 PHONY += check-daemon
 check-daemon: $(BIN_DIR)/mmbatchd $(MBD_UNIT_BIN) $(BIN_DIR)/mmbatchd-notify-listen
-	@MMBATCHD=$(BIN_DIR)/mmbatchd MBD_UNIT_DIR=$(BIN_DIR)/mmbatchd-unit $(TOP)/tools/mmbatchd/check.sh
+	@MMBATCHD=$(BIN_DIR)/mmbatchd MBD_UNIT_DIR=$(BIN_DIR)/mmbatchd-unit $(TOP)/tests/mmbatchd/run.sh
 CHECK_STAGES += check-daemon
 
 ## test: check-daemon-san  the same suite built with ASan+UBSan
@@ -68,16 +68,16 @@ CHECK_STAGES += check-daemon-san
 ## test: check-daemon-valgrind  valgrind leak check of a load/apply/rollback cycle
 PHONY += check-daemon-valgrind
 check-daemon-valgrind: $(BIN_DIR)/mmbatchd
-	@MMBATCHD=$(BIN_DIR)/mmbatchd $(TOP)/tools/mmbatchd/valgrind.sh
+	@MMBATCHD=$(BIN_DIR)/mmbatchd $(TOP)/tests/mmbatchd/valgrind.sh
 CHECK_STAGES += check-daemon-valgrind
 
 ## test: check-daemon-fuzz  the profile-loader fuzzer for 60 s
 PHONY += check-daemon-fuzz
 check-daemon-fuzz: $(MBD_FUZZ_DIR)/fuzz_profile
-	@FUZZ_BIN=$< FUZZ_SECONDS=60 $(TOP)/tools/mmbatchd/fuzz.sh
+	@FUZZ_BIN=$< FUZZ_SECONDS=60 $(TOP)/tests/mmbatchd/fuzz.sh
 CHECK_STAGES += check-daemon-fuzz
 
 ## test: fuzz  the profile-loader fuzzer for FUZZ_SECONDS (default 600)
 PHONY += fuzz
 fuzz: $(MBD_FUZZ_DIR)/fuzz_profile
-	@FUZZ_BIN=$< FUZZ_SECONDS=$(FUZZ_SECONDS) $(TOP)/tools/mmbatchd/fuzz.sh
+	@FUZZ_BIN=$< FUZZ_SECONDS=$(FUZZ_SECONDS) $(TOP)/tests/mmbatchd/fuzz.sh

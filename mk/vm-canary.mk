@@ -1,4 +1,4 @@
-# Canary boot with automatic rollback: `mmbatchctl canary KVER` (tools/canary/)
+# Canary boot with automatic rollback: `mmbatchctl canary KVER` (src/mmbatchctl/)
 # boots a newly installed kernel once through GRUB; mmbatch-canary.service
 # makes it the default only when its first-boot smoke run passed, otherwise
 # the machine goes back to the previous kernel. README "Canary boots".

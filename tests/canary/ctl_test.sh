@@ -1,5 +1,5 @@
 #!/bin/bash
-# tools/canary/mmbatchctl on scratch trees with the real GRUB tools
+# src/mmbatchctl/mmbatchctl on scratch trees with the real GRUB tools
 # (grub-editenv, grub-reboot, grub-set-default from grub2-common) and a
 # grub.cfg in the layout Debian's grub-mkconfig writes (top-level entry for
 # the newest kernel, an "Advanced options" submenu with a normal and a
@@ -11,7 +11,7 @@ set -eu
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 # shellcheck source=../lib/assert.sh
 . "$TOP/tests/lib/assert.sh"
-CTL=${MMBATCHCTL:-$TOP/tools/canary/mmbatchctl}
+CTL=${MMBATCHCTL:-$TOP/src/mmbatchctl/mmbatchctl}
 T=$(mktemp -d "${TMPDIR:-/tmp}/canary-test.XXXXXX")
 K1=6.12.117-mmbatch1-cloud K2=6.12.118-mmbatch2-cloud K3=6.12.119-mmbatch2-cloud
 UUID=0c5d3a3e-1f1e-4a52-9d4e-3d1a2b9c7e11

@@ -8,7 +8,7 @@
 # when the daemon's state cannot be read, smoke of a kernel that is not
 # installed; bad input is one line, exit 2, nothing changed.
 # Reads: MMBATCHD (default out/bin/mmbatchd: make daemon), MMBATCHCTL
-#   (default tools/canary/mmbatchctl), OUT, MBD_TMPDIR.
+#   (default src/mmbatchctl/mmbatchctl), OUT, MBD_TMPDIR.
 set -eu
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 export TOP MMBATCHD=${MMBATCHD:-${OUT:-$TOP/out}/bin/mmbatchd}
@@ -19,7 +19,7 @@ export TMPDIR=${MBD_TMPDIR:-${OUT:-$TOP/out}/test-tmp}
 mkdir -p -m 0755 "$TMPDIR"
 # shellcheck source=../mmbatchd/lib.sh
 . "$TOP/tests/mmbatchd/lib.sh"
-CTL=${MMBATCHCTL:-$TOP/tools/canary/mmbatchctl}
+CTL=${MMBATCHCTL:-$TOP/src/mmbatchctl/mmbatchctl}
 setup
 K1=6.12.117-mmbatch1-cloud K2=6.12.118-mmbatch2-cloud
 BIN=$T/bin STUB=$T/stub

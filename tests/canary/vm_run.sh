@@ -68,7 +68,7 @@ done
 # The daemon package carries mmbatchctl, the units and the smoke script:
 # rebuilt whenever one of its sources is newer than the package.
 ddeb=$(manifest_value "$out/packages/mmbatchd.paths" MMBATCHD_DEB || true)
-if [ -z "$ddeb" ] || [ ! -f "$ddeb" ] || [ -n "$(find "$top/tools/canary" "$top/tools/mmbench" "$top/tools/mmbatchd" \
+if [ -z "$ddeb" ] || [ ! -f "$ddeb" ] || [ -n "$(find "$top/src/mmbatchctl" "$top/src/mmbench" "$top/src/mmbatchd" \
 	"$top/systemd" "$top/specs/mmbatchd" "$top/specs/deb" "$top/configs/profiles" "$top/configs/mmbatchd.yaml" \
 	-newer "$ddeb" -type f | head -n 1)" ]; then
 	make_q packages BASE=6.12 FLAVOR=guest >/dev/null 2>>"$logs/build.log" ||

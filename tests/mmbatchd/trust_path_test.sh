@@ -6,7 +6,7 @@
 # a symlink in a trusted directory to a file in a trusted directory is fine.
 # Every refusal: exit 2, one FILE:LINE:COL line, nothing written.
 # Reads: MMBATCHD, TOP. Needs root (chown); $T must sit in trusted
-# directories (tools/mmbatchd/check.sh points TMPDIR at one).
+# directories (tests/mmbatchd/run.sh points TMPDIR at one).
 . "$(dirname "$0")/lib.sh"
 setup
 [ "$(id -u)" = 0 ] || { echo "$TEST_NAME: needs root (chown), FAILING"; exit 1; }

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Validates an mmbench JSON document against tools/mmbench/SCHEMA.md
+"""Validates an mmbench JSON document against src/mmbench/SCHEMA.md
 (schema mmbench/1). Prints one line per problem and exits 1 if there is any,
 0 when the document is valid.
 

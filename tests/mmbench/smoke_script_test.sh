@@ -1,4 +1,4 @@
-# tools/mmbench/mmbatch-smoke (and the `mmbench smoke --state-dir` it runs)
+# src/mmbench/mmbatch-smoke (and the `mmbench smoke --state-dir` it runs)
 # against a fake root (SMOKE_ROOT): a pending mark runs, stores, compares and
 # clears; no mark does nothing; a much better previous kernel makes it fail
 # with the verdict in the output; a failed benchmark fails it; a timeout (the
@@ -9,7 +9,7 @@
 . "$(dirname "$0")/lib.sh"
 setup
 
-SCRIPT=$TOP/tools/mmbench/mmbatch-smoke
+SCRIPT=$TOP/src/mmbench/mmbatch-smoke
 real_mmbatchd=${MMBATCHD:-}
 export SMOKE_ROOT=$T/root MMBENCH
 state=$SMOKE_ROOT/var/lib/mmbatch

@@ -2,7 +2,7 @@
  * root's, through trusted directories and symlinks), what it refuses and
  * why (FIFOs unopened, untrusted directories anywhere on the path, sticky
  * ones too), and the errors it passes up. The fake dir must sit in trusted
- * directories (tools/mmbatchd/check.sh points TMPDIR at one). */
+ * directories (tests/mmbatchd/run.sh points TMPDIR at one). */
 #include "fake_tree.h"
 
 #include <errno.h>

@@ -20,4 +20,4 @@ export MMBENCH MMBATCHD="${MMBATCHD:-}" TOP="$top" SAN="${SAN:-}"
 export TMPDIR=${MMB_TMPDIR:-${OUT:-$top/out}/test-tmp}
 mkdir -p -m 0755 "$TMPDIR"
 
-exec "$top/tools/run-suite.sh" check-bench "$MMB_UNIT_DIR" "$top/tests/mmbench" "${MMB_TESTS:-}"
+exec "$top/tests/lib/run-suite.sh" check-bench "$MMB_UNIT_DIR" "$top/tests/mmbench" "${MMB_TESTS:-}"

@@ -18,4 +18,4 @@ export MMBATCHD TOP="$top"
 export TMPDIR=${MBD_TMPDIR:-${OUT:-$top/out}/test-tmp}
 mkdir -p -m 0755 "$TMPDIR"
 
-exec "$top/tools/run-suite.sh" check-daemon "$MBD_UNIT_DIR" "$top/tests/mmbatchd" "${MBD_TESTS:-}"
+exec "$top/tests/lib/run-suite.sh" check-daemon "$MBD_UNIT_DIR" "$top/tests/mmbatchd" "${MBD_TESTS:-}"
