@@ -17,6 +17,14 @@ export TOP OUT BASE FLAVOR
 
 PHONY :=
 
+# `make check`: the test stages, in the order they run (tools/check.sh runs
+# each as `make check-<stage>`, timed). Cheap stages first, so a broken build
+# of the daemon shows in minutes; the kernel stages share the guest builds
+# that check-pipeline makes (one per base), packaged once by check-packages.
+CHECK_STAGES := deps daemon-unit-file daemon daemon-san daemon-valgrind \
+	daemon-fuzz bench bench-san pipeline packages rebase repo sign distcc \
+	canary vm
+
 PHONY += all
 all: main
 

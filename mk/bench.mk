@@ -48,11 +48,9 @@ $(BIN_DIR)/mmbench-unit/%: $(OBJ_DIR)/mmbench-unit/%.o $(MMB_LIB_OBJ)
 PHONY += check-bench
 check-bench: $(MMB_BINS) $(MMB_UNIT_BIN) $(BIN_DIR)/mmbatchd
 	@MMBENCH=$(BIN_DIR)/mmbench MMB_UNIT_DIR=$(BIN_DIR)/mmbench-unit MMBATCHD=$(BIN_DIR)/mmbatchd $(TOP)/tests/mmbench/run.sh
-CHECK_STAGES += check-bench
 
 ## test: check-bench-san  the same suite built with ASan+UBSan
 PHONY += check-bench-san
 check-bench-san:
 	@$(MAKE) --no-print-directory SAN=1 check-bench
-CHECK_STAGES += check-bench-san
 .PRECIOUS: $(OBJ_DIR)/mmbench-unit/%.o

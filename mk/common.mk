@@ -1,9 +1,10 @@
 # Shared rules: dependency installation, the staged `check`, `help`, `clean`.
 #
-# An area adds its test stage by appending to CHECK_STAGES (run in order by
-# tools/check.sh, each timed) and its help lines to HELP_<GROUP>.
+# An area defines its test stage as the target check-<stage> (its recipe runs
+# tests/<area>/run.sh); the ordered list of stages is CHECK_STAGES in the
+# top-level Makefile. `## group: target  text` comments make `make help`.
 
-CHECK_STAGES :=
+
 MAIN_TARGETS :=
 TOOLS_TARGETS :=
 
@@ -39,7 +40,12 @@ deps:
 deps-%:
 	@$(TOP)/tools/deps.sh $(TOP)/mk/deps/$*.txt
 
-## test: check  every test stage, timed (what CI runs)
+# The subset selector of every stage (tests/lib/assert.sh): ONLY='STAGE
+# STAGE/TEST ...'. TEST_STAGE tells a stage's tests which stage runs them.
+export ONLY
+check-%: export TEST_STAGE ?= $*
+
+## test: check  every test stage of CHECK_STAGES, in order, timed (what CI runs; ONLY='STAGE[/TEST] ...' selects)
 # check installs only what its stages need: each stage depends on its own
 # deps-<area>, so bench-only tools (tuned) never reach a test machine.
 PHONY += check

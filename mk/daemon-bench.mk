@@ -21,7 +21,6 @@ MBD_UNITS := $(addprefix $(TOP)/systemd/,mmbatchd.service mmbatch-smoke.service 
 PHONY += check-daemon-unit-file
 check-daemon-unit-file: $(BIN_DIR)/mmbatchd man | deps-daemon-bench
 	@MMBATCHD=$(BIN_DIR)/mmbatchd $(TOP)/tools/bench-daemon/verify-unit.sh $(MBD_UNITS)
-CHECK_STAGES += check-daemon-unit-file
 
 ## bench: bench-daemon  mmbatchd vs TuneD 2.20: RSS, exec-to-applied, idle wake-ups
 PHONY += bench-daemon

@@ -57,25 +57,21 @@ $(BIN_DIR)/mmbatchd-notify-listen: $(MBD_TEST_DIR)/notify/notify_listen.c | deps
 PHONY += check-daemon
 check-daemon: $(BIN_DIR)/mmbatchd $(MBD_UNIT_BIN) $(BIN_DIR)/mmbatchd-notify-listen
 	@MMBATCHD=$(BIN_DIR)/mmbatchd MBD_UNIT_DIR=$(BIN_DIR)/mmbatchd-unit $(TOP)/tests/mmbatchd/run.sh
-CHECK_STAGES += check-daemon
 
 ## test: check-daemon-san  the same suite built with ASan+UBSan
 PHONY += check-daemon-san
 check-daemon-san:
 	@$(MAKE) --no-print-directory SAN=1 check-daemon
-CHECK_STAGES += check-daemon-san
 
 ## test: check-daemon-valgrind  valgrind leak check of a load/apply/rollback cycle
 PHONY += check-daemon-valgrind
 check-daemon-valgrind: $(BIN_DIR)/mmbatchd
 	@MMBATCHD=$(BIN_DIR)/mmbatchd $(TOP)/tests/mmbatchd/valgrind.sh
-CHECK_STAGES += check-daemon-valgrind
 
 ## test: check-daemon-fuzz  the profile-loader fuzzer for 60 s
 PHONY += check-daemon-fuzz
 check-daemon-fuzz: $(MBD_FUZZ_DIR)/fuzz_profile
 	@FUZZ_BIN=$< FUZZ_SECONDS=60 $(TOP)/tests/mmbatchd/fuzz.sh
-CHECK_STAGES += check-daemon-fuzz
 
 ## test: fuzz  the profile-loader fuzzer for FUZZ_SECONDS (default 600)
 PHONY += fuzz

@@ -5,4 +5,3 @@
 PHONY += check-deps
 check-deps: | deps-installer
 	@$(TOP)/tests/deps/lock_test.sh
-CHECK_STAGES += check-deps

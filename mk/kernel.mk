@@ -45,13 +45,11 @@ patches-build-each: | deps-kernel
 PHONY += check-pipeline
 check-pipeline: | deps-kernel
 	@$(TOP)/tests/pipeline/run.sh
-CHECK_STAGES += check-pipeline
 
-## test: check-pipeline-cost  prints (asserts nothing) the pipeline's overhead vs plain make and the ccache-warm share, on the 6.12 guest's prepare + mm/
-PHONY += check-pipeline-cost
-check-pipeline-cost: | deps-kernel
+## bench: bench-pipeline-quick  the pipeline's overhead vs plain make and the ccache-warm share, on the 6.12 guest's prepare + mm/ only (minutes)
+PHONY += bench-pipeline-quick
+bench-pipeline-quick: | deps-kernel
 	@BASE=6.12 FLAVOR=guest BENCH_TARGETS=mm/ $(TOP)/tests/pipeline/bench.sh
-CHECK_STAGES += check-pipeline-cost
 
 ## bench: bench-pipeline  pipeline overhead vs plain make bzImage modules; ccache-warm rebuild share
 PHONY += bench-pipeline

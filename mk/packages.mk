@@ -28,7 +28,6 @@ pkg-chroot: | deps-packages
 PHONY += check-packages
 check-packages: tools | deps-packages
 	@$(TOP)/tools/pkg/check.sh all
-CHECK_STAGES += check-packages
 
 ## test: repro-check  build the guest flavor twice from clean trees (out/repro/a, b) and compare every package byte for byte
 PHONY += repro-check

@@ -18,4 +18,3 @@ rebase-check: | deps-kernel deps-rebase
 PHONY += check-rebase
 check-rebase: | deps-kernel deps-rebase
 	@$(TOP)/tests/rebase/run.sh
-CHECK_STAGES += check-rebase

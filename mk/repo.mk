@@ -21,4 +21,3 @@ repo: | deps-repo
 PHONY += check-repo
 check-repo: tools | deps-repo deps-packages
 	@$(TOP)/tests/repo/run.sh
-CHECK_STAGES += check-repo

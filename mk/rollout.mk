@@ -15,10 +15,8 @@ export KBUILD_SIGN_PIN DISTCC_HOSTS BUILD_TARGETS
 PHONY += check-sign
 check-sign: | deps-kernel deps-vm deps-rollout
 	@$(TOP)/tests/sign/run.sh
-CHECK_STAGES += check-sign
 
 ## test: check-distcc  two local distccd daemons; part of a 6.12 guest build (mm/) through DISTCC_HOSTS with ccache off; both daemons' logs show compiles
 PHONY += check-distcc
 check-distcc: | deps-kernel deps-rollout
 	@$(TOP)/tests/distcc/run.sh
-CHECK_STAGES += check-distcc

@@ -10,4 +10,3 @@
 PHONY += check-canary
 check-canary: $(BIN_DIR)/mmbatchd | deps-vm deps-packages deps-canary
 	@MMBATCHD=$(BIN_DIR)/mmbatchd $(TOP)/tests/canary/run.sh
-CHECK_STAGES += check-canary

@@ -1,21 +1,40 @@
 #!/bin/bash
-# Runs each named make target as one test stage, prints its elapsed time, and
-# ends with a summary line "check: N passed, N failed". Exit status is non-zero
-# when any stage failed. Every stage runs even after a failure, so one run
-# shows all that is broken.
-# Reads: MAKE (the make to call), CHECK_ONLY (space-separated subset to run).
+# `make check`: runs each stage of the ordered list CHECK_STAGES (Makefile)
+# as `make check-STAGE`, prints its start and elapsed time, and ends with
+# "check: N passed, N failed, N not selected". Every stage runs even after a
+# failure, so one run shows all that is broken. Exit status is non-zero when
+# any stage failed.
+# Reads: MAKE (the make to call), ONLY (the subset selector of
+# tests/lib/assert.sh: a stage runs when some word names it, alone or as
+# STAGE/TEST).
 set -u
+set -f
+
+usage() { echo "usage: check.sh STAGE..." >&2; exit 2; }
+[ $# -gt 0 ] || usage
+
+# wanted STAGE: does ONLY name STAGE (or select nothing)?
+wanted() {
+	local w
+	[ -n "${ONLY:-}" ] || return 0
+	for w in $ONLY; do
+		# shellcheck disable=SC2254 # the words are globs
+		case $1 in ${w%%/*}) return 0 ;; esac
+	done
+	return 1
+}
 
 make_cmd=${MAKE:-make}
-passed=0 failed=0 failed_names=()
+passed=0 failed=0 unselected=0 failed_names=()
 start_all=$(date +%s)
 for stage in "$@"; do
-	if [ -n "${CHECK_ONLY:-}" ] && ! [[ " $CHECK_ONLY " == *" $stage "* ]]; then
+	if ! wanted "$stage"; then
+		unselected=$((unselected + 1))
 		continue
 	fi
 	echo "==> stage $stage: start $(date -u +%H:%M:%S)"
 	t0=$(date +%s)
-	if $make_cmd --no-print-directory "$stage"; then
+	if $make_cmd --no-print-directory "check-$stage"; then
 		result=ok passed=$((passed + 1))
 	else
 		result=FAILED failed=$((failed + 1)) failed_names+=("$stage")
@@ -24,5 +43,9 @@ for stage in "$@"; do
 done
 echo "==> all stages: $(( $(date +%s) - start_all )) s"
 [ $failed -eq 0 ] || echo "failed stages: ${failed_names[*]}"
-echo "check: $passed passed, $failed failed"
+if [ $((passed + failed)) -eq 0 ]; then
+	echo "check: ONLY='$ONLY' names no stage of: $*" >&2
+	exit 2
+fi
+echo "check: $passed passed, $failed failed, $unselected not selected"
 [ $failed -eq 0 ]
