@@ -124,7 +124,8 @@ image=$KB_BUILD/arch/x86/boot/bzImage
 [ -f "$image" ] || kb_die "build: make succeeded but $image is missing"
 release=$(cat "$KB_BUILD/include/config/kernel.release")
 [ "$release" = "$KB_RELEASE" ] || kb_die "build: kernel release is '$release', expected '$KB_RELEASE'"
-kb_write_env "$KB_BUILD/mmbatch-build.env"
+kb_write_identity "$KB_BUILD/mmbatch-build.env"
+bid_update "$KB_BUILD/mmbatch-build.env" IMAGE="$image" IMAGE_HASH="$(sha256sum <"$image" | cut -c1-64)"
 stats1=$(ccache_stats)
 cstat=
 if [ -n "$stats0" ] && [ -n "$stats1" ]; then

@@ -49,7 +49,7 @@ inputs=$( {
 } | kb_sha)
 cstamp=$KB_BUILD/.mmbatch-config
 if [ -f "$KB_BUILD/.config" ] && [ "$(cat "$cstamp" 2>/dev/null)" = "$inputs" ]; then
-	kb_write_env "$KB_BUILD/mmbatch-build.env"
+	kb_write_identity "$KB_BUILD/mmbatch-build.env"
 	echo "config: $KB_RELEASE: up to date (inputs unchanged)" >&2
 	echo "$KB_BUILD/.config"
 	exit 0
@@ -239,7 +239,7 @@ if [ -n "$KB_SIGN_KEY" ]; then
 	mv -f "$scratch/report.new" "$scratch/report"
 fi
 mv -f "$scratch/report" "$KB_BUILD/config-report.txt"
-kb_write_env "$KB_BUILD/mmbatch-build.env"
+kb_write_identity "$KB_BUILD/mmbatch-build.env"
 echo "$inputs" >"$cstamp"
 echo "config: $KB_RELEASE: $(wc -l <"$requested") requested options checked in $((SECONDS - t0)) s; report $KB_BUILD/config-report.txt" >&2
 echo "$KB_BUILD/.config"

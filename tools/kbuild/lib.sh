@@ -20,6 +20,8 @@
 : "${PATCHES_ROOT:=$TOP/patches}"
 
 kb_die() { echo "ERROR: $*" >&2; exit 1; }
+# shellcheck source=identity.sh
+. "$(dirname "${BASH_SOURCE[0]}")/identity.sh"
 kb_note() { echo "$*" >&2; }
 
 # kb_lock FILE [-s]: hold a lock on FILE for the rest of the script, so two
@@ -254,29 +256,6 @@ kb_repro_env() {
 	KBUILD_BUILD_USER=mmbatch
 	KBUILD_BUILD_HOST=mmbatch
 	export SOURCE_DATE_EPOCH KBUILD_BUILD_TIMESTAMP KBUILD_BUILD_USER KBUILD_BUILD_HOST
-}
-
-# kb_write_env FILE: the build's identity for the packaging stage.
-kb_write_env() {
-	local tmp
-	tmp=$(mktemp "$1.XXXXXX")
-	{
-		echo "BASE=$KB_BASE"
-		echo "KVERSION=$KB_KVERSION"
-		echo "KERNELRELEASE=$KB_RELEASE"
-		echo "FLAVOR=$KB_FLAVOR"
-		echo "NR_CPUS=$(sed -n 's/^CONFIG_NR_CPUS=//p' "$KB_BUILD/.config" 2>/dev/null)"
-		echo "VARIANT=$KB_VARIANT${KB_XHASH:+-$KB_XHASH}"
-		echo "SERIES_VERSION=$KB_SERIES_VERSION"
-		echo "SERIES_HASH=$KB_SERIES_HASH"
-		echo "TREE=$KB_TREE"
-		echo "BUILD_DIR=$KB_BUILD"
-		echo "SOURCE_DATE_EPOCH=$SOURCE_DATE_EPOCH"
-		echo "KBUILD_BUILD_TIMESTAMP='$KBUILD_BUILD_TIMESTAMP'"
-		echo "KBUILD_BUILD_USER=$KBUILD_BUILD_USER"
-		echo "KBUILD_BUILD_HOST=$KBUILD_BUILD_HOST"
-	} >"$tmp"
-	mv -f "$tmp" "$1"
 }
 
 # kb_patch_files PATCH STRIP: the tree-relative paths a patch reads or writes.
