@@ -96,7 +96,7 @@ _grep_assert() {
 	local want=$1 what=$2 desc=$3 actual=${*: -1} hit
 	shift 3
 	set -- "${@:1:$#-1}"
-	hit=$(_actual "$actual" | grep "$@" -m 1 || true)
+	hit=$(_actual "$actual" | grep -m 1 "$@" || true)
 	if [ "$want" = yes ] && [ -n "$hit" ]; then
 		pass "$what: $desc"
 	elif [ "$want" = no ] && [ -z "$hit" ]; then
