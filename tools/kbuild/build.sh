@@ -17,7 +17,8 @@
 #        JOBS (default nproc, or the distcc slots), CCACHE (default 1; 0 = plain
 #        gcc), CCACHE_DIR, DISTCC_HOSTS (distcc's host list, e.g.
 #        "host1/8 host2:3632/8"), BUILD_TARGETS, KCFLAGS, PROGRESS_SECONDS
-#        (default 30), OUT, TOP.
+#        (default 30), OUT, TOP; KB_IDENTITY_OUT=FILE: the build identity
+#        file's path is written to FILE (for scripts; stdout stays as it is).
 set -eu -o pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -116,6 +117,7 @@ fi
 n=$(cat "$KB_BUILD/.mmbatch-lastcount")
 if [ -n "${BUILD_TARGETS:-}" ]; then
 	echo "build: $KB_RELEASE: targets '$BUILD_TARGETS' done in $((SECONDS - t0)) s ($n objects compiled)" >&2
+	[ -z "${KB_IDENTITY_OUT:-}" ] || echo "$KB_BUILD/mmbatch-build.env" >"$KB_IDENTITY_OUT"
 	echo "$KB_BUILD"
 	exit 0
 fi
@@ -133,4 +135,5 @@ if [ -n "$stats0" ] && [ -n "$stats1" ]; then
 	cstat=", ccache $((h1 - h0)) hits / $((m1 - m0)) misses"
 fi
 echo "build: $release done in $((SECONDS - t0)) s ($n objects compiled$cstat)" >&2
+[ -z "${KB_IDENTITY_OUT:-}" ] || echo "$KB_BUILD/mmbatch-build.env" >"$KB_IDENTITY_OUT"
 echo "$image"

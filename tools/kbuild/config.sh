@@ -20,7 +20,8 @@
 # requested option that did not survive fails the stage, one line each; the
 # previous .config stays as it was.
 # Reads: BASE, SRC, FLAVOR, NR_CPUS, LOCALVERSION, PATCHES, EXTRA_PATCHES,
-#        FRAGMENTS, SIGN_KEY, OUT, TOP.
+#        FRAGMENTS, SIGN_KEY, OUT, TOP; KB_IDENTITY_OUT=FILE: the build identity
+#        file's path is written to FILE (for scripts; stdout stays as it is).
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -51,6 +52,7 @@ cstamp=$KB_BUILD/.mmbatch-config
 if [ -f "$KB_BUILD/.config" ] && [ "$(cat "$cstamp" 2>/dev/null)" = "$inputs" ]; then
 	kb_write_identity "$KB_BUILD/mmbatch-build.env"
 	echo "config: $KB_RELEASE: up to date (inputs unchanged)" >&2
+	[ -z "${KB_IDENTITY_OUT:-}" ] || echo "$KB_BUILD/mmbatch-build.env" >"$KB_IDENTITY_OUT"
 	echo "$KB_BUILD/.config"
 	exit 0
 fi
@@ -242,4 +244,5 @@ mv -f "$scratch/report" "$KB_BUILD/config-report.txt"
 kb_write_identity "$KB_BUILD/mmbatch-build.env"
 echo "$inputs" >"$cstamp"
 echo "config: $KB_RELEASE: $(wc -l <"$requested") requested options checked in $((SECONDS - t0)) s; report $KB_BUILD/config-report.txt" >&2
+[ -z "${KB_IDENTITY_OUT:-}" ] || echo "$KB_BUILD/mmbatch-build.env" >"$KB_IDENTITY_OUT"
 echo "$KB_BUILD/.config"
