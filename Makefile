@@ -22,7 +22,7 @@ PHONY :=
 # of the daemon shows in minutes; the kernel stages share the guest builds
 # that check-pipeline makes (one per base), packaged once by check-packages.
 CHECK_STAGES := deps daemon-unit-file daemon daemon-san daemon-valgrind \
-	daemon-fuzz bench bench-san pipeline packages rebase repo sign distcc \
+	daemon-fuzz bench bench-san pipeline packages rebase repo docs sign distcc \
 	canary vm
 
 PHONY += all
