@@ -2,8 +2,9 @@
 #
 # Every src/mmbatchd/*.c is part of the daemon (main.c only in the binary);
 # every tests/mmbatchd/unit/test_*.c is a cmocka test linked against the other
-# daemon objects; every tests/mmbatchd/*_test.sh is a scenario run by
-# tests/mmbatchd/run.sh. SAN=1 builds all of it with ASan+UBSan.
+# daemon objects; every tests/mmbatchd/*_test.sh is a scenario. Each stage
+# runs tests/mmbatchd/run.sh (suite, valgrind or fuzz; ONLY selects tests).
+# SAN=1 builds all of it with ASan+UBSan.
 
 MBD_SRC_DIR  := $(TOP)/src/mmbatchd
 MBD_TEST_DIR := $(TOP)/tests/mmbatchd
@@ -66,14 +67,11 @@ check-daemon-san:
 ## test: check-daemon-valgrind  valgrind leak check of a load/apply/rollback cycle
 PHONY += check-daemon-valgrind
 check-daemon-valgrind: $(BIN_DIR)/mmbatchd
-	@MMBATCHD=$(BIN_DIR)/mmbatchd $(TOP)/tests/mmbatchd/valgrind.sh
+	@MMBATCHD=$(BIN_DIR)/mmbatchd $(TOP)/tests/mmbatchd/run.sh valgrind
 
 ## test: check-daemon-fuzz  the profile-loader fuzzer for 60 s
-PHONY += check-daemon-fuzz
-check-daemon-fuzz: $(MBD_FUZZ_DIR)/fuzz_profile
-	@FUZZ_BIN=$< FUZZ_SECONDS=60 $(TOP)/tests/mmbatchd/fuzz.sh
-
 ## test: fuzz  the profile-loader fuzzer for FUZZ_SECONDS (default 600)
-PHONY += fuzz
-fuzz: $(MBD_FUZZ_DIR)/fuzz_profile
-	@FUZZ_BIN=$< FUZZ_SECONDS=$(FUZZ_SECONDS) $(TOP)/tests/mmbatchd/fuzz.sh
+PHONY += check-daemon-fuzz fuzz
+check-daemon-fuzz: FUZZ_SECONDS := 60
+check-daemon-fuzz fuzz: $(MBD_FUZZ_DIR)/fuzz_profile
+	@FUZZ_BIN=$< FUZZ_SECONDS=$(FUZZ_SECONDS) $(TOP)/tests/mmbatchd/run.sh fuzz

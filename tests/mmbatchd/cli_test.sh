@@ -5,6 +5,7 @@
 # --verify reports drift, --rollback restores and removes the journal,
 # --show-smoke prints the smoke section, --status without a daemon.
 # Reads: MMBATCHD, TOP.
+# shellcheck disable=SC2154 # VAR_out is set by capture
 . "$(dirname "$0")/lib.sh"
 setup
 
@@ -32,7 +33,7 @@ smoke:
   threshold_pct: 2.5
   timeout_s: 30
 P
-before=$(tree_sum)
+before=$(tree_sum "$ROOT")
 
 out=$("$MMBATCHD" --check "$PROFILES/p.yaml" --root "$ROOT" 2>&1)
 expect_eq "--check output" "$PROFILES/p.yaml: ok (6 keys, 1 optional absent)" "$out"
@@ -43,7 +44,7 @@ expect_eq "--plan output" "'vm.swappiness' (60) -> (30)
 'vm.nr_overcommit_hugepages' absent on this kernel (optional), skipped
 '/sys/kernel/mm/transparent_hugepage/enabled' (madvise) -> (never)
 '/sys/kernel/mm/transparent_hugepage/defrag' (madvise) unchanged" "$out"
-expect_eq "tree after --check/--plan" "$before" "$(tree_sum)"
+expect_eq "tree after --check/--plan" "$before" "$(tree_sum "$ROOT")"
 
 out=$("$MMBATCHD" --show-smoke "$PROFILES/p.yaml")
 expect_eq "--show-smoke" '{"benchmarks":["fault","munmap"],"threshold_pct":2.5,"timeout_s":30}' "$out"
@@ -53,7 +54,9 @@ expect_eq "--show-smoke defaults" '{"benchmarks":["fault","munmap","exitdrain","
 # Unchanged knobs must not be written: make them unwritable files whose
 # mtime we compare.
 touch -d '2001-01-01' "$ROOT/proc/sys/kernel/numa_balancing" "$ROOT/sys/kernel/mm/transparent_hugepage/defrag"
-log=$("$MMBATCHD" --once "$PROFILES/p.yaml" --root "$ROOT" --state-dir "$STATE" 2>&1) || fail "--once failed: $log"
+capture rc "$MMBATCHD" --once "$PROFILES/p.yaml" --root "$ROOT" --state-dir "$STATE"
+expect_ok "--once" "$rc" "$rc_out"
+log=$rc_out
 expect_eq "vm.swappiness after --once" 30 "$(knob proc/sys/vm/swappiness)"
 expect_eq "vm.dirty_ratio after --once (include overridden)" 15 "$(knob proc/sys/vm/dirty_ratio)"
 expect_eq "THP enabled after --once" never "$(knob sys/kernel/mm/transparent_hugepage/enabled)"
@@ -83,18 +86,20 @@ expect_eq "--verify exit with drift" 1 "$rc"
 expect_eq "--verify drift list" "drifted: 'vm.swappiness' live (35) profile (30)" "$out"
 
 # A second --once keeps the first originals.
-"$MMBATCHD" --once "$PROFILES/p.yaml" --root "$ROOT" --state-dir "$STATE" 2>/dev/null || fail "second --once failed"
+capture rc "$MMBATCHD" --once "$PROFILES/p.yaml" --root "$ROOT" --state-dir "$STATE"
+expect_ok "second --once" "$rc" "$rc_out"
 orig=$(grep swappiness "$STATE/journal" | cut -f2)
 expect_eq "original kept by a second --once" 60 "$orig"
 
 out=$("$MMBATCHD" --status --state-dir "$STATE")
 expect_eq "--status without a daemon" '{"state":"inactive","applied":[],"last_error":null}' "$out"
 
-"$MMBATCHD" --rollback --root "$ROOT" --state-dir "$STATE" 2>/dev/null || fail "--rollback failed"
+capture rc "$MMBATCHD" --rollback --root "$ROOT" --state-dir "$STATE"
+expect_ok "--rollback" "$rc" "$rc_out"
 expect_eq "vm.swappiness after --rollback" 60 "$(knob proc/sys/vm/swappiness)"
 expect_eq "vm.dirty_ratio after --rollback" 20 "$(knob proc/sys/vm/dirty_ratio)"
 expect_eq "THP enabled after --rollback" madvise "$(knob sys/kernel/mm/transparent_hugepage/enabled)"
-expect_eq "journal after --rollback" absent "$([ -e "$STATE/journal" ] && echo present || echo absent)"
+expect_absent "journal after --rollback" "$STATE/journal"
 out=$("$MMBATCHD" --rollback --root "$ROOT" --state-dir "$STATE" 2>&1) && rc=0 || rc=$?
 expect_eq "--rollback without a journal" "0 mmbatchd: no journal of this boot in $STATE, nothing to roll back" "$rc $out"
 

@@ -17,7 +17,7 @@ printf 'sysctl:\n  vm.swappiness: 15\n' > "$PROFILES/second.yaml"
 start_daemon "$PROFILES/first.yaml"
 kill -KILL "$DAEMON_PID"; wait "$DAEMON_PID" 2>/dev/null || true; DAEMON_PID=
 expect_eq "swappiness after kill -9" 10 "$(knob proc/sys/vm/swappiness)"
-expect_eq "journal after kill -9" present "$([ -e "$STATE/journal" ] && echo present || echo absent)"
+expect_exists "journal after kill -9" "$STATE/journal"
 expect_eq "--status after kill -9" '"dead"' "$(status_field .state)"
 
 : > "$T/daemon.log"

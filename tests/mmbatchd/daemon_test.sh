@@ -41,12 +41,12 @@ expect_eq "journal after reload" "/proc/sys/vm/swappiness	60
 /proc/sys/vm/dirty_ratio	20" "$(tail -n +4 "$STATE/journal")"
 
 # SIGHUP with an invalid profile: error logged and reported, nothing changes.
-before=$(tree_sum)
+before=$(tree_sum "$ROOT")
 printf 'sysctl:\n  vm.swappiness: 1\n  vm.nr_overcommit_hugepages: 2\n' > "$PROFILES/p.yaml"
 kill -HUP "$DAEMON_PID"
 wait_last_error
 expect_eq "last_error after a bad reload" "\"$PROFILES/p.yaml:3:3: sysctl 'vm.nr_overcommit_hugepages' does not exist on the running kernel ($ROOT/proc/sys/vm/nr_overcommit_hugepages); mark it optional if that is expected\"" "$(status_field .last_error)"
-expect_eq "tree after a bad reload" "$before" "$(tree_sum)"
+expect_eq "tree after a bad reload" "$before" "$(tree_sum "$ROOT")"
 logged=$(grep -c 'reload failed, keeping the previous settings' "$T/daemon.log" || true)
 expect_eq "bad reload logged" 1 "$logged"
 
@@ -65,7 +65,7 @@ stop_daemon
 expect_eq "daemon exit status" 0 "$DAEMON_RC"
 expect_eq "swappiness after SIGTERM" 60 "$(knob proc/sys/vm/swappiness)"
 expect_eq "dirty_ratio after SIGTERM (dropped by a reload)" 20 "$(knob proc/sys/vm/dirty_ratio)"
-expect_eq "journal after SIGTERM" absent "$([ -e "$STATE/journal" ] && echo present || echo absent)"
+expect_absent "journal after SIGTERM" "$STATE/journal"
 expect_eq "status after SIGTERM" '"stopped"' "$(status_field .state)"
 restored=$(grep -c "'vm.swappiness' (40) -> (60) restored" "$T/daemon.log" || true)
 expect_eq "rollback logged" 1 "$restored"
@@ -75,11 +75,11 @@ printf 'rollback: never\nsysctl:\n  vm.swappiness: 25\n' > "$PROFILES/never.yaml
 start_daemon "$PROFILES/never.yaml"
 stop_daemon
 expect_eq "swappiness after stop with rollback: never" 25 "$(knob proc/sys/vm/swappiness)"
-expect_eq "journal after stop with rollback: never" absent "$([ -e "$STATE/journal" ] && echo present || echo absent)"
+expect_absent "journal after stop with rollback: never" "$STATE/journal"
 
 # An invalid profile never starts the daemon and writes nothing.
-before=$(tree_sum)
+before=$(tree_sum "$ROOT")
 printf 'sysctl:\n  vm.swappiness: [1]\n' > "$PROFILES/bad.yaml"
 rc=0; out=$(timeout 30 "$MMBATCHD" --profile "$PROFILES/bad.yaml" --root "$ROOT" --state-dir "$STATE" --foreground 2>&1) || rc=$?
 expect_eq "bad profile at start" "2 $PROFILES/bad.yaml:2:18: 'vm.swappiness' must have a scalar value, not a list" "$rc $out"
-expect_eq "tree after a refused start" "$before" "$(tree_sum)"
+expect_eq "tree after a refused start" "$before" "$(tree_sum "$ROOT")"

@@ -50,7 +50,7 @@ drain:
 rollback: on_stop
 EOF
 chmod 0644 "$profile"
-sum_before=$(tree_sum)
+sum_before=$(tree_sum "$ROOT")
 
 log=$T/daemon.log
 daemon_pid=
@@ -163,4 +163,4 @@ expect_eq "--status overruns" 0 "$(status_field overruns)"
 expect_eq "drain failures in the log" 0 "$(count_log 'drain #[0-9]+ failed')"
 
 stop_daemon
-expect_eq "fake tree unchanged" "$sum_before" "$(tree_sum)"
+expect_eq "fake tree unchanged" "$sum_before" "$(tree_sum "$ROOT")"

@@ -1,12 +1,14 @@
-# Shared helpers for tests/mmbatchd/*_test.sh (sourced, not run).
+# shellcheck shell=bash
+# Shared fixtures for tests/mmbatchd/*_test.sh (sourced, not run); the
+# assertions are tests/lib/assert.sh's, sourced here.
 #
-# setup        makes $T (a temp dir removed on exit), $ROOT (fake /proc+/sys
-#              tree, with the boot id $FAKE_BOOT_ID), $STATE (state dir) and
-#              $PROFILES (profile dir)
+# setup          makes $T (a scratch dir, removed on exit), $ROOT (fake
+#                /proc+/sys tree, with the boot id $FAKE_BOOT_ID), $STATE
+#                (state dir) and $PROFILES (profile dir)
 # fake_knob P V  creates $ROOT/P holding V (mode 0644)
-# pass MSG / fail MSG   record a result; fail exits non-zero at the end
-# expect_eq WHAT EXPECTED ACTUAL   assertion that prints both values
-# tree_sum     a checksum of every file (path, mode, content) under $ROOT
+# knob P         the contents of $ROOT/P
+# start_daemon, wait_status, status_field, wait_reloads, wait_last_error,
+# stop_daemon    the daemon in the background (see each)
 # Reads: MMBATCHD (daemon binary under test), TOP (repo).
 set -eu
 
@@ -19,8 +21,9 @@ unset INVOCATION_ID NOTIFY_SOCKET WATCHDOG_USEC WATCHDOG_PID
 . "$TOP/tests/lib/assert.sh"
 
 setup() {
-	T=$(mktemp -d "${TMPDIR:-/tmp}/mmbatchd-test.XXXXXX")
-	chmod 0755 "$T"
+	# Under $OUT/test-tmp (root's, 0755): mmbatchd refuses profiles in a
+	# group/world-writable directory such as /tmp.
+	scratch
 	ROOT=$T/root STATE=$T/state PROFILES=$T/profiles
 	mkdir -p "$ROOT/proc/sys/vm" "$ROOT/proc/sys/kernel" "$ROOT/sys/kernel/mm/transparent_hugepage" \
 		"$ROOT/sys/devices/system/node/node0" "$PROFILES"
@@ -35,10 +38,6 @@ fake_knob() {
 	mkdir -p "$(dirname "$ROOT/$1")"
 	printf '%s\n' "$2" > "$ROOT/$1"
 	chmod 0644 "$ROOT/$1"
-}
-
-tree_sum() {
-	(cd "$ROOT" && find . -type f -printf '%p %m\n' -exec cat {} \; | sha256sum | cut -d' ' -f1)
 }
 
 knob() { cat "$ROOT/$1"; }
@@ -57,8 +56,7 @@ start_daemon() {
 # wait_status STATE: polls status.json until its state is STATE; fails when
 # the daemon exits first or after 20 s (a hang, not a timing assertion).
 wait_status() {
-	local i
-	for i in $(seq 200); do
+	for _ in $(seq 200); do
 		if [ -e "$STATE/status.json" ] && [ "$(jq -r .state "$STATE/status.json")" = "$1" ]; then return 0; fi
 		if [ -n "${DAEMON_PID:-}" ] && ! kill -0 "$DAEMON_PID" 2>/dev/null; then break; fi
 		sleep 0.1
@@ -73,8 +71,7 @@ status_field() { "$MMBATCHD" --status --state-dir "$STATE" | jq -c "$1"; }
 # wait_reloads N: polls until the daemon counted N successful reloads, or
 # its last_error changed from null (for failed reloads).
 wait_reloads() {
-	local i
-	for i in $(seq 200); do
+	for _ in $(seq 200); do
 		[ "$(status_field .reloads)" = "$1" ] && return 0
 		sleep 0.1
 	done
@@ -82,8 +79,7 @@ wait_reloads() {
 }
 
 wait_last_error() {
-	local i
-	for i in $(seq 200); do
+	for _ in $(seq 200); do
 		[ "$(status_field .last_error)" != null ] && return 0
 		sleep 0.1
 	done
@@ -93,14 +89,13 @@ wait_last_error() {
 # stop_daemon: SIGTERM, then wait (a daemon still there after 30 s is
 # killed and the test fails). Sets DAEMON_RC.
 stop_daemon() {
-	local i
 	kill -TERM "$DAEMON_PID"
-	for i in $(seq 300); do kill -0 "$DAEMON_PID" 2>/dev/null || break; sleep 0.1; done
+	for _ in $(seq 300); do kill -0 "$DAEMON_PID" 2>/dev/null || break; sleep 0.1; done
 	if kill -0 "$DAEMON_PID" 2>/dev/null; then
 		fail "daemon ignored SIGTERM"; kill -9 "$DAEMON_PID"
 	fi
-	DAEMON_RC=0
-	wait "$DAEMON_PID" || DAEMON_RC=$?
+	# shellcheck disable=SC2034 # DAEMON_RC is read by the tests
+	{ DAEMON_RC=0; wait "$DAEMON_PID" || DAEMON_RC=$?; }
 	DAEMON_PID=
 }
 

@@ -22,7 +22,8 @@ fi
 
 list=$TOP/specs/mmbatchd/files.list
 progs=$(awk '!/^#/ && NF >= 4 && $2 ~ "^/usr/s?bin/" { n = split($2, p, "/"); print p[n] }' "$list" | sort -u)
-[ -n "$progs" ] || fail "no programs in $list"
+if [ -n "$progs" ]; then pass "$list installs programs: $(paste -sd" " <<< "$progs")"
+else fail "no programs in $list"; fi
 for prog in $progs; do
 	page=$(awk -v p="$prog" '!/^#/ && $1 ~ "^@MAN@/" p "\\.[1-8]$" && $2 ~ "^/usr/share/man/man[1-8]/$" { print $1; exit }' "$list")
 	if [ -z "$page" ]; then
@@ -30,6 +31,5 @@ for prog in $progs; do
 		continue
 	fi
 	src=$TOP/docs/man/${page#@MAN@/}.scd
-	if [ -r "$src" ]; then pass "$prog: $list installs ${page#@MAN@/} from docs/man/${src##*/}"
-	else fail "$prog: $list installs $page, but there is no $src"; fi
+	expect_file "$prog: $list installs ${page#@MAN@/}, its source" "$src"
 done

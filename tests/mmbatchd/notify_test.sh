@@ -16,11 +16,10 @@ printf 'sysctl:\n  vm.swappiness: 10\n' > "$PROFILES/p.yaml"
 listener=$!
 kill_all() { kill -9 $listener 2>/dev/null; wait $listener 2>/dev/null; kill_daemon_hook; }
 cleanup_hook=kill_all
-for i in $(seq 100); do [ -S "$T/notify.sock" ] && break; sleep 0.05; done
+for _ in $(seq 100); do [ -S "$T/notify.sock" ] && break; sleep 0.05; done
 
 wait_line() { # wait_line REGEX: until notify.log has a line matching REGEX
-	local i
-	for i in $(seq 200); do
+	for _ in $(seq 200); do
 		grep -qE "$1" "$T/notify.log" 2>/dev/null && return 0
 		sleep 0.1
 	done
@@ -47,7 +46,7 @@ expect_eq "WATCHDOG=1 pings without WATCHDOG_USEC" 0 "$watchdogs"
 # 2. With WATCHDOG_USEC: pings keep coming.
 : > "$T/notify.log"
 NOTIFY_SOCKET=$T/notify.sock WATCHDOG_USEC=200000 start_daemon "$PROFILES/p.yaml"
-for i in $(seq 200); do
+for _ in $(seq 200); do
 	[ "$(grep -c '^WATCHDOG=1$' "$T/notify.log" || true)" -ge 3 ] && break
 	sleep 0.1
 done

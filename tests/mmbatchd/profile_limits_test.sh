@@ -41,7 +41,8 @@ printf 'sysctl:\n  vm.swappiness: 10\n' > "$P/c9.yaml"
 timed_check "$P/c0.yaml"
 echo "  include chain (10 files, each including the next 4 times): $took s CPU, $rss KiB max RSS"
 expect_eq "include chain" "0 $P/c0.yaml: ok (1 keys, 0 optional absent)" "$(cat "$T/timed.out")"
-below "$took" "$bound" && pass "include chain in $took s CPU (< $bound s)" || fail "include chain took $took s CPU (want < $bound s)"
+if below "$took" "$bound"; then pass "include chain in $took s CPU (< $bound s)"
+else fail "include chain took $took s CPU (want < $bound s)"; fi
 
 # 2. A repeated include is skipped, not re-applied: a, then b overriding it,
 #    then a again leaves b's value (a file's keys take effect at its first
@@ -103,7 +104,8 @@ awk 'BEGIN { for (i = 0; i < 49000; i++) printf "key_%08d: 1\n", i }' > "$P/wide
 timed_check "$P/wide.yaml"
 echo "  $(wc -c < "$P/wide.yaml")-byte profile of 49000 unique keys: $took s CPU"
 expect_eq "wide map" "2 $P/wide.yaml:1:1: unknown key 'key_00000000' (expected include, sysctl, sysfs, drain, smoke, rollback, metrics_file)" "$(cat "$T/timed.out")"
-below "$took" "$bound" && pass "wide map in $took s CPU (< $bound s)" || fail "wide map took $took s CPU (want < $bound s)"
+if below "$took" "$bound"; then pass "wide map in $took s CPU (< $bound s)"
+else fail "wide map took $took s CPU (want < $bound s)"; fi
 # ... and a duplicate at its end is still found, naming the first one.
 echo 'key_00000007: 2' >> "$P/wide.yaml"
 expect_eq "wide map with a duplicate" "2 $P/wide.yaml:49001:1: duplicate key 'key_00000007' (first at line 8)" "$(check "$P/wide.yaml")"

@@ -22,7 +22,7 @@ fake_knob sys/kernel/mm/numa/demotion_enabled false
 fake_knob sys/devices/system/node/online 0
 fake_knob proc/sys/vm/drain_percpu ''
 chmod 0200 "$ROOT/proc/sys/vm/drain_percpu"
-before=$(tree_sum)
+before=$(tree_sum "$ROOT")
 
 for p in "$PROFILES"/*.yaml "$T/mmbatchd.yaml"; do
 	name=$(basename "$p")
@@ -31,7 +31,7 @@ for p in "$PROFILES"/*.yaml "$T/mmbatchd.yaml"; do
 	rc=0; out=$("$MMBATCHD" --check "$p" --profile-dir "$PROFILES" 2>&1) || rc=$?
 	expect_eq "$name on the running kernel ($(uname -r))" "0 $p: ok" "$rc ${out%% (*}"
 done
-expect_eq "fake tree after --check" "$before" "$(tree_sum)"
+expect_eq "fake tree after --check" "$before" "$(tree_sum "$ROOT")"
 expect_eq "default smoke section" '{"benchmarks":["fault","munmap","exitdrain","integrity"],"threshold_pct":5.0,"timeout_s":60}' \
 	"$("$MMBATCHD" --show-smoke "$PROFILES/default.yaml")"
 out=$("$MMBATCHD" --plan "$T/mmbatchd.yaml" --root "$ROOT" --profile-dir "$PROFILES")

@@ -40,7 +40,7 @@ for ((i = 0; i < 1024; i++)); do
 done
 for p in "${paths[@]}"; do mkdir -p "$ROOT${p%/*}"; echo 0 > "$ROOT$p"; done
 chmod 0644 "$ROOT"/sys/devices/system/node/node*/hugepages/*/nr_hugepages
-before=$(tree_sum)
+before=$(tree_sum "$ROOT")
 printf 'sysctl:\n  vm.swappiness: 10\n' > "$PROFILES/small.yaml"
 
 # cpu_ticks PID: user + system CPU time of PID so far, in clock ticks.
@@ -73,9 +73,10 @@ hup_term() {
 
 # bounded WHAT: the CPU and wall time from SIGHUP to exit within the bounds.
 bounded() {
-	below "$cpu" "$bound" && pass "$1 reload: $cpu s CPU (bound $bound s)" || fail "$1 reload: $cpu s CPU (bound $bound s)"
-	below "$took" "$wall_bound" && pass "$1 reload: stopped in $took s (bound $wall_bound s)" ||
-		fail "$1 reload: stopped after $took s (bound $wall_bound s)"
+	if below "$cpu" "$bound"; then pass "$1 reload: $cpu s CPU (bound $bound s)"
+	else fail "$1 reload: $cpu s CPU (bound $bound s)"; fi
+	if below "$took" "$wall_bound"; then pass "$1 reload: stopped in $took s (bound $wall_bound s)"
+	else fail "$1 reload: stopped after $took s (bound $wall_bound s)"; fi
 }
 
 # 1. The hostile profile: refused by the reload, then the rollback.
@@ -87,7 +88,7 @@ expect_eq "hostile reload: exit status" 0 "$DAEMON_RC"
 n=$(grep -c "reload failed, keeping the previous settings: $PROFILES/p.yaml:1:1: unknown key 'key_00000000'" "$T/daemon.log" || true)
 expect_eq "hostile reload: refused and logged" 1 "$n"
 expect_eq "hostile reload: swappiness rolled back" 60 "$(knob proc/sys/vm/swappiness)"
-expect_eq "hostile reload: tree" "$before" "$(tree_sum)"
+expect_eq "hostile reload: tree" "$before" "$(tree_sum "$ROOT")"
 
 # 2. The largest profile the limits allow: 12 files of the 1024 keys (file j
 #    sets them to j; the last include wins), just under 1 MiB in all.
@@ -102,7 +103,8 @@ pad=$((1048576 - 50 - $(cat "$T/max.yaml" "${includes[@]}" | wc -c)))
 head -c "$pad" /dev/zero | tr '\0' x | fold -w 99 | sed 's/^/#/' | head -c "$pad" | sed '$d' >> "$T/max.yaml"
 total=$(cat "$T/max.yaml" "${includes[@]}" | wc -c)
 echo "  largest profile: $total bytes in 13 files, 1024 keys"
-[ "$total" -le 1048576 ] && [ "$total" -gt 1040000 ] || fail "largest profile is $total bytes (want just under 1 MiB)"
+if [ "$total" -le 1048576 ] && [ "$total" -gt 1040000 ]; then pass "largest profile is $total bytes (just under 1 MiB)"
+else fail "largest profile is $total bytes (want just under 1 MiB)"; fi
 rc=0; out=$("$MMBATCHD" --check "$T/max.yaml" --root "$ROOT" 2>&1) || rc=$?
 expect_eq "largest profile is valid" "0 $T/max.yaml: ok (1024 keys, 0 optional absent)" "$rc $out"
 hup_term "$T/max.yaml"
@@ -113,5 +115,5 @@ expect_eq "largest reload: reloaded" 1 "$(grep -c "reloaded $PROFILES/p.yaml" "$
 expect_eq "largest reload: knobs applied" 1024 "$(grep -c "nr_hugepages' (0) -> (12) applied" "$T/daemon.log" || true)"
 expect_eq "largest reload: rollback logged" 1 "$(grep -c "rolled back 1024 value(s)" "$T/daemon.log" || true)"
 expect_eq "largest reload: swappiness restored" 60 "$(knob proc/sys/vm/swappiness)"
-expect_eq "largest reload: tree" "$before" "$(tree_sum)"
-expect_eq "largest reload: journal" absent "$([ -e "$STATE/journal" ] && echo present || echo absent)"
+expect_eq "largest reload: tree" "$before" "$(tree_sum "$ROOT")"
+expect_absent "largest reload: journal" "$STATE/journal"

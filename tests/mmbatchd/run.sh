@@ -1,21 +1,39 @@
 #!/bin/bash
-# Runs the mmbatchd test suite: every cmocka binary in MBD_UNIT_DIR, then every
-# tests/mmbatchd/*_test.sh scenario (each gets MMBATCHD). Prints one line per
-# test and a summary; exit status is non-zero when any failed. Every test runs
-# even after a failure.
-# Reads: MMBATCHD (daemon binary), MBD_UNIT_DIR (unit test binaries),
-#        MBD_TESTS (space-separated subset of scenario names to run).
+# The mmbatchd test stages, one per argument:
+#   suite (default)  every cmocka binary in MBD_UNIT_DIR (unit/test_NAME),
+#                    then every tests/mmbatchd/*_test.sh scenario, through
+#                    tests/lib/run-suite.sh: one line per test with its time,
+#                    a summary; `make check-daemon` (SAN=1: check-daemon-san)
+#   valgrind         valgrind.sh, a timed step (check-daemon-valgrind)
+#   fuzz             fuzz.sh, a timed step (check-daemon-fuzz, fuzz)
+# Exit status is non-zero when any test failed. Tests run even after a
+# failure. The subset selector is ONLY (tests/lib/assert.sh), e.g.
+# ONLY=daemon/security_test, ONLY='daemon/unit/test_plan daemon/cli_test'.
+# Reads: MMBATCHD (daemon binary; suite, valgrind), MBD_UNIT_DIR (suite),
+#        FUZZ_BIN, FUZZ_SECONDS (fuzz), TEST_STAGE, ONLY, OUT.
 set -eu
 
-usage() { echo "usage: MMBATCHD=BIN MBD_UNIT_DIR=DIR check.sh" >&2; exit 2; }
-[ -n "${MMBATCHD:-}" ] && [ -x "$MMBATCHD" ] || usage
-[ -n "${MBD_UNIT_DIR:-}" ] || usage
-top=$(cd "$(dirname "$0")/../.." && pwd)
-export MMBATCHD TOP="$top"
-# The tests' temp dirs hold profiles, which mmbatchd refuses in a directory
-# that is group/world-writable or not root's, /tmp included: they go under
-# OUT (root's, 0755) instead. MBD_TMPDIR overrides.
-export TMPDIR=${MBD_TMPDIR:-${OUT:-$top/out}/test-tmp}
-mkdir -p -m 0755 "$TMPDIR"
-
-exec "$top/tests/lib/run-suite.sh" check-daemon "$MBD_UNIT_DIR" "$top/tests/mmbatchd" "${MBD_TESTS:-}"
+usage() {
+	echo "usage: MMBATCHD=BIN MBD_UNIT_DIR=DIR run.sh [suite]" >&2
+	echo "       MMBATCHD=BIN run.sh valgrind" >&2
+	echo "       FUZZ_BIN=BIN [FUZZ_SECONDS=N] run.sh fuzz" >&2
+	exit 2
+}
+[ $# -le 1 ] || usage
+here=$(cd "$(dirname "$0")" && pwd)
+TOP=$(cd "$here/../.." && pwd)
+export TOP
+case ${1:-suite} in
+suite)
+	if [ -z "${MMBATCHD:-}" ] || [ ! -x "$MMBATCHD" ] || [ -z "${MBD_UNIT_DIR:-}" ]; then usage; fi
+	export MMBATCHD
+	exec "$TOP/tests/lib/run-suite.sh" "${TEST_STAGE:-daemon}" "$MBD_UNIT_DIR" "$here"
+	;;
+valgrind|fuzz)
+	TEST_NAME=${TEST_STAGE:-daemon-$1}
+	# shellcheck source=../lib/assert.sh
+	. "$TOP/tests/lib/assert.sh"
+	step "$1" bash "$here/$1.sh"
+	;;
+*) usage ;;
+esac

@@ -19,6 +19,7 @@
 #     restored (by a start, --rollback or --once), while one of this boot is.
 # Reads: MMBATCHD, MEMTOUCH (default: mmbatchd-memtouch next to MMBATCHD),
 #        TOP. Needs root (taskstats for 6).
+# shellcheck disable=SC2154 # VAR_out is set by capture
 . "$(dirname "$0")/lib.sh"
 setup
 [ "$(id -u)" = 0 ] || { echo "$TEST_NAME: needs root (taskstats), FAILING"; exit 1; }
@@ -27,21 +28,20 @@ MEMTOUCH=${MEMTOUCH:-$(dirname "$MMBATCHD")/mmbatchd-memtouch}
 fake_knob proc/sys/vm/swappiness 60
 fake_knob proc/sys/vm/dirty_ratio 20
 fake_knob proc/sys/kernel/core_pattern core
-journal_state() { [ -e "$STATE/journal" ] && echo present || echo absent; }
 # run ARGS...: exit status and output of one bounded run (a run that hangs is
 # killed, and shows as 124 or 137).
 run() { local rc=0 out; out=$(timeout -k 2 10 "$MMBATCHD" "$@" --root "$ROOT" --state-dir "$STATE" 2>&1) || rc=$?; echo "$rc $out"; }
 
 # 1. The escape key, in every mode that reads a profile, and in a journal.
 printf 'sysctl:\n  vm.swappiness: 10\n  kernel.core_pattern: "|/usr/local/sbin/x %%p"\n' > "$PROFILES/escape.yaml"
-before=$(tree_sum)
+before=$(tree_sum "$ROOT")
 want="2 $PROFILES/escape.yaml:3:3: invalid sysctl key 'kernel.core_pattern': not an mm tuning key (mmbatchd --list-keys lists them)"
 expect_eq "--check with kernel.core_pattern" "$want" "$(run --check "$PROFILES/escape.yaml")"
 expect_eq "--plan with kernel.core_pattern" "$want" "$(run --plan "$PROFILES/escape.yaml")"
 expect_eq "--once with kernel.core_pattern" "$want" "$(run --once "$PROFILES/escape.yaml")"
 expect_eq "daemon with kernel.core_pattern" "$want" "$(run --profile "$PROFILES/escape.yaml" --foreground)"
-expect_eq "tree after the escape profile" "$before" "$(tree_sum)"
-expect_eq "journal after the escape profile" absent "$(journal_state)"
+expect_eq "tree after the escape profile" "$before" "$(tree_sum "$ROOT")"
+expect_absent "journal after the escape profile" "$STATE/journal"
 printf '# mmbatchd journal v2\nboot_id\t%s\nprofile\t/etc/mmbatch/mmbatchd.yaml\n/proc/sys/kernel/core_pattern\t|/usr/local/sbin/x %%p\n' \
 	"$FAKE_BOOT_ID" > "$STATE/journal"
 chmod 0600 "$STATE/journal"
@@ -63,8 +63,8 @@ printf 'sysctl:\n  vm.swappiness: 10\nmetrics_file: %s\n' "$T/state-link/journal
 expect_eq "metrics_file through a symlink to the state dir" \
 	"2 mmbatchd: $PROFILES/m.yaml:3:15: metrics_file '$T/state-link/journal' is inside the state directory (it would replace the journal or the lock)" \
 	"$(run --profile "$PROFILES/m.yaml" --foreground)"
-expect_eq "tree after the refused metrics files" "$before" "$(tree_sum)"
-expect_eq "journal after the refused metrics files" absent "$(journal_state)"
+expect_eq "tree after the refused metrics files" "$before" "$(tree_sum "$ROOT")"
+expect_absent "journal after the refused metrics files" "$STATE/journal"
 # A reload to such a profile fails and keeps the journal a journal.
 start_daemon "$PROFILES/p.yaml"
 cp "$PROFILES/m.yaml" "$PROFILES/p.yaml"
@@ -98,20 +98,24 @@ expect_eq "log lines starting with the injected text" 0 "$forged"
 orig=$'/crash/core [%e] %p\tx'
 fake_knob proc/sys/vm/numa_zonelist_order "$orig"
 printf 'sysctl:\n  vm.numa_zonelist_order: "%%p"\n' > "$PROFILES/text.yaml"
-"$MMBATCHD" --once "$PROFILES/text.yaml" --root "$ROOT" --state-dir "$STATE" 2>/dev/null || fail "--once of a text value"
+capture rc "$MMBATCHD" --once "$PROFILES/text.yaml" --root "$ROOT" --state-dir "$STATE"
+expect_ok "--once of a text value" "$rc" "$rc_out"
 expect_eq "text value applied" "%p" "$(knob proc/sys/vm/numa_zonelist_order)"
-"$MMBATCHD" --rollback --root "$ROOT" --state-dir "$STATE" 2>/dev/null || fail "--rollback of a text value"
+capture rc "$MMBATCHD" --rollback --root "$ROOT" --state-dir "$STATE"
+expect_ok "--rollback of a text value" "$rc" "$rc_out"
 expect_eq "text value after rollback (byte-exact)" "$orig" "$(knob proc/sys/vm/numa_zonelist_order)"
 
 # 5. An original with a quote: the logged undo line, run by sh, restores it
 #    and runs nothing else.
 orig="x'; touch $T/pwned; '"
 fake_knob proc/sys/vm/numa_zonelist_order "$orig"
-log=$("$MMBATCHD" --once "$PROFILES/text.yaml" --root "$ROOT" --state-dir "$STATE" 2>&1) || fail "--once with a quote in the original"
-undo=$(printf '%s\n' "$log" | sed -n 's/.* applied; undo: //p')
+capture rc "$MMBATCHD" --once "$PROFILES/text.yaml" --root "$ROOT" --state-dir "$STATE"
+expect_ok "--once with a quote in the original" "$rc" "$rc_out"
+undo=$(printf '%s\n' "$rc_out" | sed -n 's/.* applied; undo: //p')
 expect_eq "undo line" "echo 'x'\\''; touch $T/pwned; '\\''' > $ROOT/proc/sys/vm/numa_zonelist_order" "$undo"
-sh -c "$undo" || fail "the undo line did not run: $undo"
-expect_eq "file touched by the undo line" absent "$([ -e "$T/pwned" ] && echo present || echo absent)"
+capture rc sh -c "$undo"
+expect_ok "the undo line runs ($undo)" "$rc" "$rc_out"
+expect_absent "file touched by the undo line" "$T/pwned"
 expect_eq "value after running the undo line" "$orig" "$(knob proc/sys/vm/numa_zonelist_order)"
 rm -f "$STATE/journal"
 
@@ -139,8 +143,7 @@ rm -f "$STATE/journal"
 # timeout(1) stops a one-shot mode (they keep SIGTERM's default action).
 mkfifo -m 0644 "$T/blocker"
 rc=0; timeout -k 3 -s TERM 1 "$MMBATCHD" --check "$T/blocker" --root "$ROOT" > /dev/null 2>&1 || rc=$?
-case $rc in 124|2) pass "--check on a FIFO ends by itself or by SIGTERM (exit $rc)" ;;
-	*) fail "--check on a FIFO: expected exit 2 or 124, got $rc" ;; esac
+expect_match "--check on a FIFO ends by itself or by SIGTERM: exit status" '^(124|2)$' "$rc"
 
 # 8. Journals of another boot are discarded; one of this boot is restored.
 stale() {
@@ -153,11 +156,13 @@ out=$(run --rollback)
 expect_eq "--rollback of another boot's journal" "0 mmbatchd: $STATE/journal:2:1: journal is from another boot (boot id 11111111-2222-3333-4444-555555555555, this boot $FAKE_BOOT_ID); its values did not survive the reboot, discarding it
 mmbatchd: no journal of this boot in $STATE, nothing to roll back" "$out"
 expect_eq "vm.swappiness after it (not restored)" 60 "$(knob proc/sys/vm/swappiness)"
-expect_eq "that journal after --rollback" absent "$(journal_state)"
+expect_absent "that journal after --rollback" "$STATE/journal"
 stale
-"$MMBATCHD" --once "$PROFILES/p.yaml" --root "$ROOT" --state-dir "$STATE" 2>/dev/null || fail "--once over another boot's journal"
+capture rc "$MMBATCHD" --once "$PROFILES/p.yaml" --root "$ROOT" --state-dir "$STATE"
+expect_ok "--once over another boot's journal" "$rc" "$rc_out"
 expect_eq "--once over another boot's journal records this boot's original" "/proc/sys/vm/swappiness	60" "$(tail -n +4 "$STATE/journal")"
-"$MMBATCHD" --rollback --root "$ROOT" --state-dir "$STATE" 2>/dev/null || fail "--rollback"
+capture rc "$MMBATCHD" --rollback --root "$ROOT" --state-dir "$STATE"
+expect_ok "--rollback of this boot's journal" "$rc" "$rc_out"
 stale
 start_daemon "$PROFILES/p.yaml"
 expect_eq "start over another boot's journal: discarded in the log" 1 "$(grep -c 'journal is from another boot.*discarding it' "$T/daemon.log" || true)"

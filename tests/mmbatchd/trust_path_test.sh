@@ -6,7 +6,8 @@
 # a symlink in a trusted directory to a file in a trusted directory is fine.
 # Every refusal: exit 2, one FILE:LINE:COL line, nothing written.
 # Reads: MMBATCHD, TOP. Needs root (chown); $T must sit in trusted
-# directories (tests/mmbatchd/run.sh points TMPDIR at one).
+# directories (setup's scratch dir, under $OUT/test-tmp, does). The one /tmp
+# path is the subject of a check: a root-owned directory inside /tmp.
 . "$(dirname "$0")/lib.sh"
 setup
 [ "$(id -u)" = 0 ] || { echo "$TEST_NAME: needs root (chown), FAILING"; exit 1; }
@@ -18,12 +19,12 @@ cleanup_hook=hook
 fake_knob proc/sys/vm/swappiness 60
 P=$PROFILES
 printf 'sysctl:\n  vm.swappiness: 10\n' > "$P/p.yaml"
-before=$(tree_sum)
+before=$(tree_sum "$ROOT")
 
 # run ARGS...: "RC OUTPUT"; timeout -k: a daemon blocked on a FIFO would
 # otherwise sit there (and the old one also blocked SIGTERM).
 run() { local rc=0 out; out=$(timeout -k 2 10 "$MMBATCHD" "$@" --root "$ROOT" --state-dir "$STATE" 2>&1) || rc=$?; echo "$rc $out"; }
-ok() { echo "0 $1: ok (1 keys, 0 optional absent)"; }
+accepted() { echo "0 $1: ok (1 keys, 0 optional absent)"; }
 refused() { echo "2 $1:1:1: refusing untrusted profile '$1': $2"; }
 
 # 1. FIFOs, a directory, a device.
@@ -67,9 +68,9 @@ ln -s p.yaml "$P/rel-link.yaml"
 ln -s "$P/p.yaml" "$P/abs-link.yaml"
 ln -s ../p.yaml "$P/sub/up.yaml"
 for l in rel-link.yaml abs-link.yaml sub/up.yaml; do
-	expect_eq "symlink $l in a trusted directory" "$(ok "$P/$l")" "$(run --check "$P/$l")"
+	expect_eq "symlink $l in a trusted directory" "$(accepted "$P/$l")" "$(run --check "$P/$l")"
 done
-expect_eq "relative path from a trusted directory" "$(ok p.yaml)" "$(cd "$P" && run --check p.yaml)"
+expect_eq "relative path from a trusted directory" "$(accepted p.yaml)" "$(cd "$P" && run --check p.yaml)"
 ln -s "$T/evil/own.yaml" "$P/to-evil.yaml"
 expect_eq "trusted symlink to a file in another user's directory" \
 	"$(refused "$P/to-evil.yaml" "directory '$T/evil' on its path is not owned by root")" "$(run --check "$P/to-evil.yaml")"
@@ -77,5 +78,5 @@ ln -s "$T/evil" "$P/evil-dir"
 expect_eq "trusted symlink to another user's directory" \
 	"$(refused "$P/evil-dir/own.yaml" "directory '$T/evil' on its path is not owned by root")" "$(run --check "$P/evil-dir/own.yaml")"
 
-expect_eq "tree after the refused profiles" "$before" "$(tree_sum)"
-expect_eq "journal after the refused profiles" absent "$([ -e "$STATE/journal" ] && echo present || echo absent)"
+expect_eq "tree after the refused profiles" "$before" "$(tree_sum "$ROOT")"
+expect_absent "journal after the refused profiles" "$STATE/journal"

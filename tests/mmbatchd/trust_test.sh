@@ -4,6 +4,7 @@
 # allowlists (directly, or through a symlink in an allowed tree) are each
 # refused with a clear error, exit status 2, and no write.
 # Reads: MMBATCHD, TOP. Needs root (chown).
+# shellcheck disable=SC2154 # VAR_out is set by capture
 . "$(dirname "$0")/lib.sh"
 setup
 [ "$(id -u)" = 0 ] || { echo "$TEST_NAME: needs root (chown), FAILING"; exit 1; }
@@ -12,7 +13,7 @@ fake_knob proc/sys/vm/swappiness 60
 fake_knob proc/sys/vm/dirty_ratio 20
 printf 'sysctl:\n  vm.swappiness: 10\n' > "$PROFILES/p.yaml"
 echo 'precious' > "$T/outside"
-before=$(tree_sum)
+before=$(tree_sum "$ROOT")
 
 # timeout: a daemon that wrongly accepts its input would run forever.
 run() { rc=0; out=$(timeout 30 "$MMBATCHD" "$@" --root "$ROOT" --state-dir "$STATE" 2>&1) || rc=$?; echo "$rc $out"; }
@@ -29,12 +30,13 @@ printf 'include: [inc.yaml]\n' > "$PROFILES/top.yaml"
 printf 'sysctl:\n  vm.dirty_ratio: 5\n' > "$PROFILES/inc.yaml"
 chmod 0664 "$PROFILES/inc.yaml"
 expect_eq "group-writable include" "2 $PROFILES/top.yaml:1:11: refusing untrusted include '$PROFILES/inc.yaml': group- or world-writable" "$(run --once "$PROFILES/top.yaml")"
-expect_eq "tree after refused profiles" "$before" "$(tree_sum)"
-expect_eq "journal after refused profiles" absent "$([ -e "$STATE/journal" ] && echo present || echo absent)"
+expect_eq "tree after refused profiles" "$before" "$(tree_sum "$ROOT")"
+expect_absent "journal after refused profiles" "$STATE/journal"
 
 # A valid journal, then tampered copies of it.
-"$MMBATCHD" --once "$PROFILES/p.yaml" --root "$ROOT" --state-dir "$STATE" 2>/dev/null || fail "--once"
-applied=$(tree_sum)
+capture rc "$MMBATCHD" --once "$PROFILES/p.yaml" --root "$ROOT" --state-dir "$STATE"
+expect_ok "--once" "$rc" "$rc_out"
+applied=$(tree_sum "$ROOT")
 cp "$STATE/journal" "$T/journal.good"
 
 # 1. an entry outside the allowlists (dirty_ratio is listed first, so a
@@ -42,19 +44,20 @@ cp "$STATE/journal" "$T/journal.good"
 { head -3 "$T/journal.good"; printf '/proc/sys/vm/dirty_ratio\t99\n/etc/passwd\troot::0:0::/:/bin/sh\n'; tail -n +4 "$T/journal.good"; } > "$STATE/journal"
 chmod 0600 "$STATE/journal"
 expect_eq "journal naming /etc/passwd" "2 $STATE/journal:5:1: refusing journal entry '/etc/passwd': outside the allowed trees (mm sysctls, /sys/kernel/mm, /sys/devices/system/node)" "$(run --rollback)"
-expect_eq "tree after the refused rollback" "$applied" "$(tree_sum)"
+expect_eq "tree after the refused rollback" "$applied" "$(tree_sum "$ROOT")"
 rc=0; timeout 30 "$MMBATCHD" --profile "$PROFILES/p.yaml" --root "$ROOT" --state-dir "$STATE" --foreground >"$T/start.log" 2>&1 || rc=$?
 expect_eq "daemon start with that journal: exit" 2 "$rc"
 msg=$(grep -c "refusing journal entry '/etc/passwd'" "$T/start.log" || true)
 expect_eq "daemon start with that journal: error logged" 1 "$msg"
-expect_eq "tree after the refused start" "$applied" "$(tree_sum)"
+expect_eq "tree after the refused start" "$applied" "$(tree_sum "$ROOT")"
 
 # 2. an allowed-looking path whose symlink leads outside
 ln -s "$T/outside" "$ROOT/sys/kernel/mm/evil"
+applied_link=$(tree_sum "$ROOT")   # tree_sum sees the symlink too
 { head -3 "$T/journal.good"; printf '/proc/sys/vm/dirty_ratio\t99\n/sys/kernel/mm/evil\tpwned\n'; } > "$STATE/journal"
 expect_eq "journal entry through a symlink" "2 mmbatchd: rollback: journal: refusing to restore '/sys/kernel/mm/evil': resolves (through a symlink) outside its allowed tree" "$(run --rollback)"
 expect_eq "file behind the symlink" precious "$(cat "$T/outside")"
-expect_eq "tree after the refused symlink rollback" "$applied" "$(tree_sum)"
+expect_eq "tree after the refused symlink rollback" "$applied_link" "$(tree_sum "$ROOT")"
 rm "$ROOT/sys/kernel/mm/evil"
 
 # 3. the journal itself not trusted
@@ -63,8 +66,8 @@ chmod 0606 "$STATE/journal"
 expect_eq "world-writable journal" "2 $STATE/journal:1:1: refusing untrusted journal: group- or world-writable" "$(run --rollback)"
 chmod 0600 "$STATE/journal"; chown 65534 "$STATE/journal"
 expect_eq "journal owned by another user" "2 $STATE/journal:1:1: refusing untrusted journal: not owned by root" "$(run --rollback)"
-expect_eq "tree after refused journals" "$applied" "$(tree_sum)"
+expect_eq "tree after refused journals" "$applied" "$(tree_sum "$ROOT")"
 chown 0 "$STATE/journal"
 rc=0; "$MMBATCHD" --rollback --root "$ROOT" --state-dir "$STATE" 2>/dev/null || rc=$?
 expect_eq "the good journal restores" 0 "$rc"
-expect_eq "tree after the good rollback" "$before" "$(tree_sum)"
+expect_eq "tree after the good rollback" "$before" "$(tree_sum "$ROOT")"

@@ -5,96 +5,101 @@
 # The daemon runs twice: with a profile reload and rollback, then with exit
 # drains on until it has drained after a dd(1) with a 16 MiB buffer exited
 # (method sysctl into the fake tree's drain_percpu: valgrind 3.19 does not
-# know the migrate_pages syscall). Needs root (taskstats).
+# know the migrate_pages syscall). Needs root (taskstats). Run by
+# `tests/mmbatchd/run.sh valgrind` (make check-daemon-valgrind).
 # Reads: MMBATCHD (the daemon binary, not a SAN=1 build), TOP.
+# shellcheck disable=SC2154 # VAR_out is set by capture
 set -eu
 
 usage() { echo "usage: MMBATCHD=BIN valgrind.sh" >&2; exit 2; }
-[ -n "${MMBATCHD:-}" ] && [ -x "$MMBATCHD" ] || usage
-# Not in /tmp: mmbatchd refuses profiles in a world-writable directory.
-tmp_base=${OUT:-$(cd "$(dirname "$0")/../.." && pwd)/out}/test-tmp
-t=$(mkdir -p -m 0755 "$tmp_base" && mktemp -d "$tmp_base/valgrind.XXXXXX")
-daemon_pid=
-cleanup() { [ -n "$daemon_pid" ] && kill -9 "$daemon_pid" 2>/dev/null; rm -rf "$t"; }
-trap cleanup EXIT
+if [ -z "${MMBATCHD:-}" ] || [ ! -x "$MMBATCHD" ]; then usage; fi
+. "$(dirname "$0")/lib.sh"
+setup
 
-root=$t/root state=$t/state
-mkdir -p "$root/proc/sys/vm" "$root/proc/sys/kernel/random" "$root/sys/kernel/mm/transparent_hugepage" "$state"
-echo 0f5a3c9e-1b2d-4e6f-8a7b-9c0d1e2f3a4b > "$root/proc/sys/kernel/random/boot_id"
-echo 60 > "$root/proc/sys/vm/swappiness"
-echo 20 > "$root/proc/sys/vm/dirty_ratio"
-echo 'always [madvise] never' > "$root/sys/kernel/mm/transparent_hugepage/enabled"
-printf 'sysctl:\n  vm.swappiness: 10\n' > "$t/base.yaml"
-printf 'include: base.yaml\nsysctl:\n  vm.dirty_ratio: 5\n  vm.nr_hugepages: {value: 1, optional: true}\nsysfs:\n  /sys/kernel/mm/transparent_hugepage/enabled: never\nsmoke:\n  threshold_pct: 3\n' > "$t/p.yaml"
-printf 'sysctl:\n  vm.swappiness: [oops\n' > "$t/bad.yaml"
+fake_knob proc/sys/vm/swappiness 60
+fake_knob proc/sys/vm/dirty_ratio 20
+fake_knob sys/kernel/mm/transparent_hugepage/enabled 'always [madvise] never'
+P=$PROFILES
+printf 'sysctl:\n  vm.swappiness: 10\n' > "$P/base.yaml"
+printf 'include: base.yaml\nsysctl:\n  vm.dirty_ratio: 5\n  vm.nr_hugepages: {value: 1, optional: true}\nsysfs:\n  /sys/kernel/mm/transparent_hugepage/enabled: never\nsmoke:\n  threshold_pct: 3\n' > "$P/p.yaml"
+printf 'sysctl:\n  vm.swappiness: [oops\n' > "$P/bad.yaml"
 
-unset INVOCATION_ID NOTIFY_SOCKET WATCHDOG_USEC WATCHDOG_PID
+# shellcheck disable=SC2054 # the commas are valgrind's
 vg=(valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect,possible --error-exitcode=99)
-run() {
-	local want=$1; shift
-	local rc=0
-	"${vg[@]}" "$MMBATCHD" "$@" >"$t/out" 2>&1 || rc=$?
-	if [ "$rc" != "$want" ]; then
-		cat "$t/out" >&2
-		echo "ERROR: valgrind: 'mmbatchd $*' exited $rc, expected $want (99 = valgrind error)" >&2
-		exit 1
-	fi
-	echo "valgrind: clean: mmbatchd $* (exit $rc)"
+# vg_run WANT ARGS...: mmbatchd ARGS under valgrind exits WANT (99: valgrind
+# found an error).
+vg_run() {
+	local want=$1
+	shift
+	capture rc "${vg[@]}" "$MMBATCHD" "$@"
+	expect_status "valgrind clean: mmbatchd $* (99 = valgrind error)" "$want" "$rc"
+	[ "$rc" = "$want" ] || printf '%s\n' "$rc_out" | tail -n 30 | sed 's/^/      | /' >&2
 }
 
-run 0 --check "$t/p.yaml" --root "$root"
-run 0 --plan "$t/p.yaml" --root "$root"
-run 2 --check "$t/bad.yaml" --root "$root"
-run 0 --show-smoke "$t/p.yaml"
-run 0 --once "$t/p.yaml" --root "$root" --state-dir "$state"
-run 0 --verify "$t/p.yaml" --root "$root"
-run 0 --rollback --root "$root" --state-dir "$state"
-run 0 --status --state-dir "$state"
-run 0 --list-keys
+vg_run 0 --check "$P/p.yaml" --root "$ROOT"
+vg_run 0 --plan "$P/p.yaml" --root "$ROOT"
+vg_run 2 --check "$P/bad.yaml" --root "$ROOT"
+vg_run 0 --show-smoke "$P/p.yaml"
+vg_run 0 --once "$P/p.yaml" --root "$ROOT" --state-dir "$STATE"
+vg_run 0 --verify "$P/p.yaml" --root "$ROOT"
+vg_run 0 --rollback --root "$ROOT" --state-dir "$STATE"
+vg_run 0 --status --state-dir "$STATE"
+vg_run 0 --list-keys
 # A journal of another boot: read, refused, discarded.
-printf '# mmbatchd journal v2\nboot_id\t11111111-2222-3333-4444-555555555555\nprofile\tx\n/proc/sys/vm/swappiness\t1\n' > "$state/journal"
-chmod 0600 "$state/journal"
-run 0 --rollback --root "$root" --state-dir "$state"
-[ ! -e "$state/journal" ] || { echo "ERROR: valgrind: the other boot's journal was kept" >&2; exit 1; }
+printf '# mmbatchd journal v2\nboot_id\t11111111-2222-3333-4444-555555555555\nprofile\tx\n/proc/sys/vm/swappiness\t1\n' > "$STATE/journal"
+chmod 0600 "$STATE/journal"
+vg_run 0 --rollback --root "$ROOT" --state-dir "$STATE"
+expect_absent "the other boot's journal after --rollback" "$STATE/journal"
 
-# The daemon: apply, reload (valid, then invalid), stop with rollback.
-"${vg[@]}" "$MMBATCHD" --profile "$t/p.yaml" --root "$root" --state-dir "$state" --foreground \
-	--metrics-file "$t/m.prom" >"$t/daemon.log" 2>&1 &
-daemon_pid=$!
-wait_for() { # wait_for JQ-FILTER VALUE
-	local i
-	for i in $(seq 600); do
-		[ -e "$state/status.json" ] && [ "$(jq -c "$1" "$state/status.json")" = "$2" ] && return 0
+# wait_for JQ-FILTER VALUE: until status.json's JQ-FILTER is VALUE (60 s:
+# valgrind is slow); a daemon that never gets there ends the test.
+wait_for() {
+	for _ in $(seq 600); do
+		[ -e "$STATE/status.json" ] && [ "$(jq -c "$1" "$STATE/status.json")" = "$2" ] && return 0
 		sleep 0.1
 	done
-	cat "$t/daemon.log" >&2; echo "ERROR: valgrind: daemon never reported $1 = $2" >&2; exit 1
+	fail "valgrind: the daemon never reported $1 = $2; log:"; tail -n 30 "$T/daemon.log" | sed 's/^/      | /' >&2
+	exit 1
 }
+# vg_daemon PROFILE [ARGS...]: the daemon under valgrind, in the background.
+vg_daemon() {
+	local profile=$1
+	shift
+	rm -f "$STATE/status.json"
+	"${vg[@]}" "$MMBATCHD" --profile "$profile" --root "$ROOT" --state-dir "$STATE" --foreground "$@" \
+		> "$T/daemon.log" 2>&1 &
+	DAEMON_PID=$!
+}
+# vg_stop WHAT: SIGTERM, and the exit status 0 (99: valgrind found an error).
+vg_stop() {
+	local rc=0
+	kill -TERM "$DAEMON_PID"
+	wait "$DAEMON_PID" || rc=$?
+	DAEMON_PID=
+	expect_ok "valgrind clean: $1, SIGTERM" "$rc" "@$T/daemon.log"
+}
+
+# The daemon: apply, reload (valid, then invalid), stop with rollback.
+vg_daemon "$P/p.yaml" --metrics-file "$T/m.prom"
 wait_for .state '"running"'
-printf 'sysctl:\n  vm.swappiness: 30\n' > "$t/base.yaml"
-kill -HUP $daemon_pid
+printf 'sysctl:\n  vm.swappiness: 30\n' > "$P/base.yaml"
+kill -HUP "$DAEMON_PID"
 wait_for .reloads 1
-cp "$t/bad.yaml" "$t/base.yaml"
-kill -HUP $daemon_pid
+cp "$P/bad.yaml" "$P/base.yaml"
+kill -HUP "$DAEMON_PID"
 wait_for '.last_error != null' true
-kill -TERM $daemon_pid
-rc=0; wait $daemon_pid || rc=$?; daemon_pid=
-if [ $rc != 0 ]; then cat "$t/daemon.log" >&2; echo "ERROR: valgrind: daemon exited $rc" >&2; exit 1; fi
-[ "$(cat "$root/proc/sys/vm/swappiness")" = 60 ] || { echo "ERROR: valgrind: swappiness not restored" >&2; exit 1; }
-echo "valgrind: clean: daemon apply, SIGHUP (valid and invalid), SIGTERM rollback"
+vg_stop "daemon apply, SIGHUP (valid and invalid)"
+expect_eq "swappiness after the daemon's rollback" 60 "$(knob proc/sys/vm/swappiness)"
 
 # The exit watcher and drainer: drain after a qualifying exit, then stop.
-: > "$root/proc/sys/vm/drain_percpu"
-chmod 0200 "$root/proc/sys/vm/drain_percpu"
-printf 'MemFree: 1000 kB\n' > "$root/proc/meminfo"
-printf 'drain:\n  on_exit: true\n  min_rss_mb: 8\n  max_per_second: 100\n  method: sysctl\n' > "$t/drain.yaml"
-rm -f "$state/status.json"
-"${vg[@]}" "$MMBATCHD" --profile "$t/drain.yaml" --root "$root" --state-dir "$state" --foreground >"$t/daemon.log" 2>&1 &
-daemon_pid=$!
+: > "$ROOT/proc/sys/vm/drain_percpu"
+chmod 0200 "$ROOT/proc/sys/vm/drain_percpu"
+fake_knob proc/meminfo 'MemFree: 1000 kB'
+printf 'drain:\n  on_exit: true\n  min_rss_mb: 8\n  max_per_second: 100\n  method: sysctl\n' > "$P/drain.yaml"
+vg_daemon "$P/drain.yaml"
 wait_for .state '"running"'
 dd if=/dev/zero of=/dev/null bs=16M count=2 2>/dev/null
 wait_for '.drain.drains >= 1' true
-kill -TERM $daemon_pid
-rc=0; wait $daemon_pid || rc=$?; daemon_pid=
-if [ $rc != 0 ]; then cat "$t/daemon.log" >&2; echo "ERROR: valgrind: drain daemon exited $rc" >&2; exit 1; fi
-[ "$(cat "$root/proc/sys/vm/drain_percpu")" = 1 ] || { echo "ERROR: valgrind: drain_percpu was not written" >&2; exit 1; }
-echo "valgrind: clean: daemon with exit drains ($(jq .drain.drains "$state/status.json") drain(s))"
+drains=$(jq .drain.drains "$STATE/status.json")
+vg_stop "daemon with exit drains ($drains drain(s))"
+expect_eq "drain_percpu after the drains" 1 "$(knob proc/sys/vm/drain_percpu)"

@@ -1,23 +1,19 @@
 #!/bin/bash
-# Runs the mmbench test suite: every cmocka binary in MMB_UNIT_DIR, then every
-# tests/mmbench/*_test.sh scenario. Prints one line per test and a summary;
-# exit status is non-zero when any failed. Every test runs even after a
-# failure.
+# The mmbench test stage (`make check-bench`; SAN=1: check-bench-san): every
+# cmocka binary in MMB_UNIT_DIR (unit/test_NAME), then every
+# tests/mmbench/*_test.sh scenario, through tests/lib/run-suite.sh: one line
+# per test with its time, a summary; exit status non-zero when any failed.
+# Every test runs even after a failure. The subset selector is ONLY
+# (tests/lib/assert.sh), e.g. ONLY=bench/compare_test.
 # Reads: MMBENCH (binary under test), MMB_UNIT_DIR (unit test binaries),
 #        MMBATCHD (daemon binary, optional: the smoke test then also runs
-#        the real one), OUT,
-#        MMB_TESTS (space-separated subset of scenario names to run), SAN.
+#        the real one), SAN, OUT, TEST_STAGE, ONLY.
 set -eu
 
-usage() { echo "usage: MMBENCH=BIN MMB_UNIT_DIR=DIR check.sh" >&2; exit 2; }
-[ -n "${MMBENCH:-}" ] && [ -x "$MMBENCH" ] || usage
-[ -n "${MMB_UNIT_DIR:-}" ] || usage
-top=$(cd "$(dirname "$0")/../.." && pwd)
-export MMBENCH MMBATCHD="${MMBATCHD:-}" TOP="$top" SAN="${SAN:-}"
-# The smoke test hands mmbatchd a profile in its temp dir; mmbatchd refuses
-# profiles under a group/world-writable directory such as /tmp, so the temp
-# dirs go under OUT (root's, 0755). MMB_TMPDIR overrides.
-export TMPDIR=${MMB_TMPDIR:-${OUT:-$top/out}/test-tmp}
-mkdir -p -m 0755 "$TMPDIR"
-
-exec "$top/tests/lib/run-suite.sh" check-bench "$MMB_UNIT_DIR" "$top/tests/mmbench" "${MMB_TESTS:-}"
+usage() { echo "usage: MMBENCH=BIN MMB_UNIT_DIR=DIR [MMBATCHD=BIN] run.sh" >&2; exit 2; }
+[ $# -eq 0 ] || usage
+if [ -z "${MMBENCH:-}" ] || [ ! -x "$MMBENCH" ] || [ -z "${MMB_UNIT_DIR:-}" ]; then usage; fi
+here=$(cd "$(dirname "$0")" && pwd)
+TOP=$(cd "$here/../.." && pwd)
+export MMBENCH MMBATCHD="${MMBATCHD:-}" TOP SAN="${SAN:-}"
+exec "$TOP/tests/lib/run-suite.sh" "${TEST_STAGE:-bench}" "$MMB_UNIT_DIR" "$here"
