@@ -18,6 +18,7 @@
 #   expect_status WHAT EXPECTED RC              RC is EXPECTED (or 'nonzero')
 #   expect_ok WHAT RC ACTUAL                    RC is 0 (else ACTUAL's tail)
 #   expect_fails WHAT ERE RC ACTUAL             RC non-zero and a line matches ERE
+#   expect_lines WHAT N ACTUAL                  ACTUAL has exactly N lines
 #   expect_file WHAT PATH                       PATH is a non-empty file
 #   expect_exists WHAT PATH | expect_absent WHAT PATH
 #
@@ -135,6 +136,18 @@ expect_fails() {
 	hit=$(_actual "$4" | grep -E -m 1 -- "$2" || true)
 	if [ -n "$hit" ]; then pass "$1: exit $3, as expected: $hit"
 	else fail "$1: exit $3, but no line matches /$2/:"; _show "$4" 5; fi
+}
+
+expect_lines() {
+	local n
+	case $3 in
+	@*) if [ ! -r "${3#@}" ]; then fail "$1: expected $2 line(s) in ${3#@}, which does not exist"; return 0; fi
+	    n=$(wc -l < "${3#@}") ;;
+	'') n=0 ;;
+	*) n=$(printf '%s\n' "$3" | wc -l) ;;
+	esac
+	if [ "$n" -eq "$2" ]; then pass "$1: $n line(s)"
+	else fail "$1: expected $2 line(s) in $(_where "$3"), got $n:"; _show "$3"; fi
 }
 
 expect_file() {

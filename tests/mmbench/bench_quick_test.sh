@@ -1,3 +1,4 @@
+#!/bin/bash
 # Every benchmark runs briefly (--quick) on this machine and writes a
 # schema-valid document; migrate and integrity give the documented refusal
 # (exit 77, status "skipped") on a one-node machine and run for real on two.
@@ -12,15 +13,15 @@ for b in fault munmap exitdrain; do
 	expect_eq "$b --quick exit" 0 "$RC"
 	schema_ok "$b" "$T/$b.json" --command "$b" --status "$b=ok"
 done
-expect_match "fault reports pages/s" '^fault pages_per_s ' "$T/fault.out"
-expect_match "exitdrain samples 1000 ms" '^exitdrain 4k_pcp_kib_1000ms ' "$T/exitdrain.out"
-expect_match "munmap has the MADV_DONTNEED variant" '^munmap dontneed_ops_per_s ' "$T/munmap.out"
+expect_match "fault reports pages/s" '^fault pages_per_s ' "@$T/fault.out"
+expect_match "exitdrain samples 1000 ms" '^exitdrain 4k_pcp_kib_1000ms ' "@$T/exitdrain.out"
+expect_match "munmap has the MADV_DONTNEED variant" '^munmap dontneed_ops_per_s ' "@$T/munmap.out"
 
 for b in migrate integrity; do
 	run_cmd "$b" "$MMBENCH" "$b" --quick -o "$T/$b.json"
 	if [ "$nodes" -lt 2 ]; then
 		expect_eq "$b on $nodes node(s): exit" 77 "$RC"
-		expect_match "$b refusal names the reason" "^$b: skipped: needs 2 NUMA nodes with memory, this machine has 1$" "$T/$b.out"
+		expect_match "$b refusal names the reason" "^$b: skipped: needs 2 NUMA nodes with memory, this machine has 1$" "@$T/$b.out"
 		schema_ok "$b (skipped)" "$T/$b.json" --status "$b=skipped"
 	else
 		expect_eq "$b on $nodes nodes: exit" 0 "$RC"
@@ -32,7 +33,7 @@ done
 run_cmd json "$MMBENCH" fault --quick --reps 1 --size-mib 4 --json
 expect_eq "fault --json exit" 0 "$RC"
 schema_ok "fault --json stdout" "$T/json.out" --command fault
-expect_match "summary went to stderr" '^fault pages_per_s ' "$T/json.err"
+expect_match "summary went to stderr" '^fault pages_per_s ' "@$T/json.err"
 
 # the drain knob exists only on mmbatch kernels: skipped (77) elsewhere
 run_cmd knob "$MMBENCH" exitdrain --quick --reps 1 --size-mib 16 --drain-knob -o "$T/knob.json"
@@ -40,7 +41,7 @@ if [ -w /proc/sys/vm/drain_percpu ]; then
 	expect_eq "exitdrain --drain-knob exit" 0 "$RC"
 else
 	expect_eq "exitdrain --drain-knob exit (no knob here)" 77 "$RC"
-	expect_match "knob refusal" 'cannot write /proc/sys/vm/drain_percpu' "$T/knob.out"
+	expect_match "knob refusal" 'cannot write /proc/sys/vm/drain_percpu' "@$T/knob.out"
 fi
 schema_ok "exitdrain --drain-knob" "$T/knob.json"
 run_cmd cmd "$MMBENCH" exitdrain --quick --reps 1 --size-mib 16 --drain-cmd "echo drained > $T/drained" -o "$T/cmd.json"
@@ -66,6 +67,6 @@ jq '.results[0].metrics[0].median = -1 | del(.system.kernel_release)' "$T/fault.
 if python3 "$TOP/tests/mmbench/check_schema.py" "$T/broken.json" > "$T/broken.log" 2>&1; then
 	fail "schema checker accepted a broken document"
 else
-	expect_match "checker names the bad median" 'median -1 is not the median' "$T/broken.log"
-	expect_match "checker names the missing key" "missing 'kernel_release'" "$T/broken.log"
+	expect_match "checker names the bad median" 'median -1 is not the median' "@$T/broken.log"
+	expect_match "checker names the missing key" "missing 'kernel_release'" "@$T/broken.log"
 fi

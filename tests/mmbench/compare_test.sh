@@ -1,3 +1,4 @@
+#!/bin/bash
 # compare: known result pairs give known verdicts and exit codes; bad input
 # gives one error line and exit 2. The documents are real `fault` and
 # `munmap` results with their values replaced by fixed ones.
@@ -23,32 +24,32 @@ doc "$T/raw-munmap.json" "$T/munmap.json" 1
 
 run_cmd self "$MMBENCH" compare "$T/a.json" "$T/a.json"
 expect_eq "A vs A: exit" 0 "$RC"
-expect_match "A vs A: verdict" '^verdict: same' "$T/self.out"
+expect_match "A vs A: verdict" '^verdict: same' "@$T/self.out"
 
 run_cmd noise "$MMBENCH" compare "$T/a.json" "$T/noise.json" --threshold 0
 expect_eq "pure noise, threshold 0: exit" 0 "$RC"
-expect_match "pure noise: pages_per_s same" '^fault +pages_per_s .* same$' "$T/noise.out"
-expect_match "pure noise: tally" '^compare: 0 better, [0-9]+ same, 0 worse' "$T/noise.out"
+expect_match "pure noise: pages_per_s same" '^fault +pages_per_s .* same$' "@$T/noise.out"
+expect_match "pure noise: tally" '^compare: 0 better, [0-9]+ same, 0 worse' "@$T/noise.out"
 
 # pages/s halves (worse), sys_s halves (better)
 run_cmd half "$MMBENCH" compare "$T/a.json" "$T/half.json"
 expect_eq "halved: exit" 1 "$RC"
-expect_match "halved: pages_per_s regression" '^fault +pages_per_s .* -50\.0% .* worse REGRESSION$' "$T/half.out"
-expect_match "halved: sys_s better" '^fault +sys_s .* better$' "$T/half.out"
-expect_match "halved: verdict" '^verdict: worse' "$T/half.out"
+expect_match "halved: pages_per_s regression" '^fault +pages_per_s .* -50\.0% .* worse REGRESSION$' "@$T/half.out"
+expect_match "halved: sys_s better" '^fault +sys_s .* better$' "@$T/half.out"
+expect_match "halved: verdict" '^verdict: worse' "@$T/half.out"
 
 run_cmd halfthr "$MMBENCH" compare "$T/a.json" "$T/half.json" --threshold 60
 expect_eq "halved under a 60% threshold: exit" 0 "$RC"
-expect_match "worse but within the threshold" '^fault +pages_per_s .* worse$' "$T/halfthr.out"
+expect_match "worse but within the threshold" '^fault +pages_per_s .* worse$' "@$T/halfthr.out"
 
 run_cmd double "$MMBENCH" compare "$T/a.json" "$T/double.json"
 expect_eq "doubled pages/s (and sys_s): exit" 1 "$RC"
-expect_match "doubled: pages_per_s better" '^fault +pages_per_s .* \+100\.0% .* better$' "$T/double.out"
+expect_match "doubled: pages_per_s better" '^fault +pages_per_s .* \+100\.0% .* better$' "@$T/double.out"
 
 jq '.results[0].status = "failed" | .results[0].reason = "3 corrupt bytes"' "$T/a.json" > "$T/failed.json"
 run_cmd failed "$MMBENCH" compare "$T/a.json" "$T/failed.json"
 expect_eq "failed benchmark in NEW: exit" 1 "$RC"
-expect_match "failed benchmark named" '^fault +FAILED in .*: 3 corrupt bytes' "$T/failed.out"
+expect_match "failed benchmark named" '^fault +FAILED in .*: 3 corrupt bytes' "@$T/failed.out"
 
 run_cmd plot "$MMBENCH" compare "$T/a.json" "$T/half.json" --plot "$T/cmp.png"
 expect_eq "--plot: exit (regression)" 1 "$RC"
@@ -59,9 +60,9 @@ bad_input() {
 	local what=$1 regex=$2; shift 2
 	run_cmd bad "$MMBENCH" compare "$@"
 	expect_eq "$what: exit" 2 "$RC"
-	expect_lines "$what: stderr" 1 "$T/bad.err"
-	expect_match "$what: message" "$regex" "$T/bad.err"
-	expect_lines "$what: stdout" 0 "$T/bad.out"
+	expect_lines "$what: stderr" 1 "@$T/bad.err"
+	expect_match "$what: message" "$regex" "@$T/bad.err"
+	expect_lines "$what: stdout" 0 "@$T/bad.out"
 }
 printf 'not json\n' > "$T/text.json"
 printf '{"results": []}\n' > "$T/foreign.json"

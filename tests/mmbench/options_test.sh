@@ -1,3 +1,4 @@
+#!/bin/bash
 # Bad input to the benchmarks: one clear error line on stderr, exit 2, and
 # no output file.
 . "$(dirname "$0")/lib.sh"
@@ -7,8 +8,8 @@ bad_input() {
 	local what=$1 regex=$2; shift 2
 	run_cmd bad "$@"
 	expect_eq "$what: exit" 2 "$RC"
-	expect_lines "$what: stderr" 1 "$T/bad.err"
-	expect_match "$what: message" "$regex" "$T/bad.err"
+	expect_lines "$what: stderr" 1 "@$T/bad.err"
+	expect_match "$what: message" "$regex" "@$T/bad.err"
 }
 
 bad_input "no command" '^mmbench: no command given' "$MMBENCH"
@@ -26,9 +27,9 @@ bad_input "smoke: broken --config" "^mmbench smoke: $T/bad.json:1:[0-9]+: " "$MM
 printf '{"benchmarks": []}\n' > "$T/empty.json"
 bad_input "smoke: empty list" "'benchmarks' must be a non-empty array" "$MMBENCH" smoke --config "$T/empty.json"
 bad_input "smoke: missing --config" "^mmbench smoke: $T/absent.json:" "$MMBENCH" smoke --config "$T/absent.json"
-if [ -e "$T/x.json" ]; then fail "an output file was written on bad input"; else pass "no output file on bad input"; fi
+expect_absent "output file after bad input" "$T/x.json"
 
 # an unwritable -o: error (exit 1), nothing left behind
 run_cmd noout "$MMBENCH" fault --quick --reps 1 --size-mib 1 -o "$T/no/such/dir/r.json"
 expect_eq "unwritable -o: exit" 1 "$RC"
-expect_match "unwritable -o: message" "cannot write the result to $T/no/such/dir/r.json" "$T/noout.err"
+expect_match "unwritable -o: message" "cannot write the result to $T/no/such/dir/r.json" "@$T/noout.err"

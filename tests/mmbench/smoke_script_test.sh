@@ -1,3 +1,4 @@
+#!/bin/bash
 # src/mmbench/mmbatch-smoke (and the `mmbench smoke --state-dir` it runs)
 # against a fake root (SMOKE_ROOT): a pending mark runs, stores, compares and
 # clears; no mark does nothing; a much better previous kernel makes it fail
@@ -26,16 +27,16 @@ new_kver=9.9.9-mmbatch1-test old_kver=9.9.8-stock
 # 1. not pending: nothing happens
 run_cmd idle env SMOKE_KVER=$new_kver "$SCRIPT"
 expect_eq "not pending: exit" 0 "$RC"
-expect_match "not pending: says so" 'is not pending .* nothing to do' "$T/idle.out"
+expect_match "not pending: says so" 'is not pending .* nothing to do' "@$T/idle.out"
 expect_eq "not pending: no results" "" "$(ls "$state/results" 2>/dev/null || true)"
 
 # 2. first smoke run on this host: stored, no baseline, mark cleared
 : > "$state/pending/$old_kver"
 run_cmd first env SMOKE_KVER=$old_kver SMOKE_STAMP=20260101T000000Z "$SCRIPT"
 expect_eq "first run: exit" 0 "$RC"
-expect_match "first run: no baseline" 'verdict: none: no earlier result' "$T/first.out"
+expect_match "first run: no baseline" 'verdict: none: no earlier result' "@$T/first.out"
 schema_ok "first run result" "$state/results/$old_kver/20260101T000000Z.json" --command smoke --status fault=ok
-expect_eq "first run: pending mark cleared" absent "$( [ -e "$state/pending/$old_kver" ] && echo present || echo absent)"
+expect_absent "first run: pending mark cleared" "$state/pending/$old_kver"
 expect_eq "first run: last-booted" "$old_kver" "$(cat "$state/last-booted")"
 expect_eq "first run: verdict file (read by mmbatchctl canary)" \
 	"result=pass|reason=no earlier result to compare with (first smoke run)" \
@@ -53,10 +54,10 @@ mv "$T/fast.json" "$state/results/$old_kver/20260101T000000Z.json"
 : > "$state/pending/$new_kver"
 run_cmd worse env SMOKE_KVER=$new_kver SMOKE_STAMP=20260102T000000Z "$SCRIPT"
 expect_eq "regression: exit" 1 "$RC"
-expect_match "regression: compared with the last-booted kernel" "comparing with .*/results/$old_kver/20260101T000000Z.json" "$T/worse.out"
-expect_match "regression: compare table" '^fault +pages_per_s .* worse REGRESSION$' "$T/worse.out"
-expect_match "regression: verdict" "verdict: REGRESSION: kernel $new_kver is worse than $old_kver" "$T/worse.out"
-expect_eq "regression: pending mark cleared" absent "$( [ -e "$state/pending/$new_kver" ] && echo present || echo absent)"
+expect_match "regression: compared with the last-booted kernel" "comparing with .*/results/$old_kver/20260101T000000Z.json" "@$T/worse.out"
+expect_match "regression: compare table" '^fault +pages_per_s .* worse REGRESSION$' "@$T/worse.out"
+expect_match "regression: verdict" "verdict: REGRESSION: kernel $new_kver is worse than $old_kver" "@$T/worse.out"
+expect_absent "regression: pending mark cleared" "$state/pending/$new_kver"
 expect_eq "regression: last-booted stays the kernel that passed" "$old_kver" "$(cat "$state/last-booted")"
 expect_eq "regression: verdict file" \
 	"result=fail|reason=REGRESSION against $old_kver beyond 5.0 % (or a benchmark failed)" \
@@ -74,8 +75,8 @@ mv "$T/slow.json" "$state/results/$new_kver/20260102T000000Z.json"
 : > "$state/pending/$new_kver"
 run_cmd better env SMOKE_KVER=$new_kver SMOKE_STAMP=20260103T000000Z "$SCRIPT"
 expect_eq "improvement: exit" 0 "$RC"
-expect_match "improvement: pages_per_s better" '^fault +pages_per_s .* better$' "$T/better.out"
-expect_match "improvement: verdict" "verdict: no regression beyond 5.0 % for kernel $new_kver" "$T/better.out"
+expect_match "improvement: pages_per_s better" '^fault +pages_per_s .* better$' "@$T/better.out"
+expect_match "improvement: verdict" "verdict: no regression beyond 5.0 % for kernel $new_kver" "@$T/better.out"
 
 # 4b. no last-booted record: the newest result of any other kernel
 rm -f "$state/last-booted"
@@ -84,7 +85,7 @@ cp "$state/results/$old_kver/20260101T000000Z.json" "$state/results/7.0.0-older/
 : > "$state/pending/$new_kver"
 run_cmd fallback env SMOKE_KVER=$new_kver SMOKE_STAMP=20260103T100000Z "$SCRIPT"
 expect_eq "no record: exit (baseline 100x faster)" 1 "$RC"
-expect_match "no record: newest other kernel's result" "comparing with .*/results/$old_kver/20260101T000000Z.json" "$T/fallback.out"
+expect_match "no record: newest other kernel's result" "comparing with .*/results/$old_kver/20260101T000000Z.json" "@$T/fallback.out"
 
 # 5. a benchmark failed (an integrity mismatch): exit 1 even with no baseline.
 # The fake runs the real benchmarks, marks fault failed and hands that result
@@ -101,7 +102,7 @@ rm -rf "$state/results" "$state/last-booted"
 : > "$state/pending/$new_kver"
 run_cmd failed env SMOKE_KVER=$new_kver MMBENCH="$T/failing-mmbench" "$SCRIPT"
 expect_eq "failed benchmark: exit" 1 "$RC"
-expect_match "failed benchmark: verdict" "verdict: FAILED: a smoke benchmark failed on kernel $new_kver: fault: 1 corrupt bytes" "$T/failed.out"
+expect_match "failed benchmark: verdict" "verdict: FAILED: a smoke benchmark failed on kernel $new_kver: fault: 1 corrupt bytes" "@$T/failed.out"
 expect_eq "failed benchmark: verdict file names the benchmark and why" \
 	"result=fail|reason=FAILED: fault: 1 corrupt bytes" \
 	"$(sed -n 's/^\(result\|reason\)=/&/p' "$state/verdict/$new_kver" | paste -sd'|')"
@@ -120,7 +121,7 @@ chmod +x "$T/slow-mmbench" "$T/short-mmbatchd"
 : > "$state/pending/$new_kver"
 run_cmd slow env SMOKE_KVER=$new_kver MMBENCH="$T/slow-mmbench" MMBATCHD="$T/short-mmbatchd" "$SCRIPT"
 expect_eq "timeout: exit" 2 "$RC"
-expect_eq "timeout: still pending" present "$( [ -e "$state/pending/$new_kver" ] && echo present || echo absent)"
+expect_exists "timeout: still pending" "$state/pending/$new_kver"
 expect_eq "timeout: verdict file" "result=error|reason=smoke run exceeded 1 s; kernel $new_kver stays pending" \
 	"$(sed -n 's/^\(result\|reason\)=/&/p' "$state/verdict/$new_kver" | paste -sd'|')"
 
@@ -134,7 +135,7 @@ chmod +x "$T/old-mmbatchd"
 : > "$state/pending/$new_kver"
 run_cmd defaults env SMOKE_KVER=$new_kver MMBATCHD="$T/old-mmbatchd" SMOKE_STAMP=20260104T000000Z "$SCRIPT"
 expect_eq "defaults: exit" 0 "$RC"
-expect_match "defaults: warning" "warning: .*--show-smoke .* failed \(mmbatchd: unknown option '--show-smoke'\): default smoke section" "$T/defaults.err"
+expect_match "defaults: warning" "warning: .*--show-smoke .* failed \(mmbatchd: unknown option '--show-smoke'\): default smoke section" "@$T/defaults.err"
 expect_eq "defaults: the default list ran" "fault,munmap,exitdrain,integrity" \
 	"$(jq -r '[.results[].benchmark] | join(",")' "$state/results/$new_kver/20260104T000000Z.json")"
 
@@ -154,7 +155,7 @@ chmod +x "$T/drain-mmbatchd"
 : > "$state/pending/$new_kver"
 run_cmd ctimeout env SMOKE_KVER=$new_kver MMBATCHD="$T/drain-mmbatchd" SMOKE_STAMP=20260104T100000Z "$SCRIPT"
 expect_eq "mmbench's timeout: exit" 2 "$RC"
-expect_eq "mmbench's timeout: still pending" present "$( [ -e "$state/pending/$new_kver" ] && echo present || echo absent)"
+expect_exists "mmbench's timeout: still pending" "$state/pending/$new_kver"
 expect_eq "mmbench's timeout: verdict file" "result=error|reason=smoke run exceeded 1 s; kernel $new_kver stays pending" \
 	"$(sed -n 's/^\(result\|reason\)=/&/p' "$state/verdict/$new_kver" | paste -sd'|')"
 left=$(find "$state/results/$new_kver" -name '20260104T100000Z*')
@@ -168,10 +169,10 @@ echo 8.0.0-corrupt > "$state/last-booted"
 run_cmd corrupt env SMOKE_KVER=$new_kver SMOKE_STAMP=20260104T300000Z "$SCRIPT"
 expect_eq "corrupt baseline: exit" 2 "$RC"
 grep ERROR "$T/corrupt.err" > "$T/corrupt.errors" || true
-expect_lines "corrupt baseline: one error line" 1 "$T/corrupt.errors"
-expect_match "corrupt baseline: names the file" "ERROR: unreadable baseline .*/results/8.0.0-corrupt/20260104T200000Z.json:2:[0-9]+: .*; kernel $new_kver stays pending" "$T/corrupt.errors"
+expect_lines "corrupt baseline: one error line" 1 "@$T/corrupt.errors"
+expect_match "corrupt baseline: names the file" "ERROR: unreadable baseline .*/results/8.0.0-corrupt/20260104T200000Z.json:2:[0-9]+: .*; kernel $new_kver stays pending" "@$T/corrupt.errors"
 expect_eq "corrupt baseline: verdict" error "$(sed -n 's/^result=//p' "$state/verdict/$new_kver")"
-expect_eq "corrupt baseline: still pending" present "$( [ -e "$state/pending/$new_kver" ] && echo present || echo absent)"
+expect_exists "corrupt baseline: still pending" "$state/pending/$new_kver"
 expect_eq "corrupt baseline: last-booted kept" 8.0.0-corrupt "$(cat "$state/last-booted")"
 rm -rf "$state/results/8.0.0-corrupt" "$state/last-booted" "$state/pending/$new_kver"
 
@@ -184,7 +185,7 @@ run_cmd gate_kver "$MMBENCH" smoke --state-dir "$state" --kver ../x
 expect_eq "mmbench smoke --state-dir --kver ../x: exit" 2 "$RC"
 run_cmd gate_idle "$MMBENCH" smoke --state-dir "$state" --kver 1.2.3-none
 expect_eq "mmbench smoke --state-dir, not pending: exit" 0 "$RC"
-expect_match "mmbench smoke --state-dir, not pending: says so" 'is not pending .* nothing to do' "$T/gate_idle.out"
+expect_match "mmbench smoke --state-dir, not pending: says so" 'is not pending .* nothing to do' "@$T/gate_idle.out"
 
 # 8. the real mmbatchd, once it prints the smoke section
 real=$real_mmbatchd
@@ -199,10 +200,10 @@ YAML
 		: > "$state/pending/$new_kver"
 		run_cmd real env SMOKE_KVER=$new_kver MMBATCHD="$real" SMOKE_STAMP=20260105T000000Z "$SCRIPT"
 		expect_eq "real mmbatchd: exit" 0 "$RC"
-		expect_match "real mmbatchd: threshold from the profile" 'threshold 7(\.0)? %' "$T/real.out"
+		expect_match "real mmbatchd: threshold from the profile" 'threshold 7(\.0)? %' "@$T/real.out"
 	else
 		fail "real mmbatchd: $real --show-smoke failed: $(head -n1 "$T/real-show.err")"
 	fi
 else
-	echo "  SKIP: real mmbatchd: MMBATCHD not given (make check-bench passes it); fake mmbatchd only"
+	skip "real mmbatchd" "MMBATCHD not given (make check-bench passes it); fake mmbatchd only"
 fi

@@ -1,3 +1,4 @@
+#!/bin/bash
 # valgrind on compare (good inputs, a regression, bad inputs, --plot), on
 # one short benchmark and smoke run, and on the first-boot verdict (smoke
 # --state-dir: pass, regression, corrupt baseline): no invalid access, no leak. Skipped
@@ -6,7 +7,7 @@
 setup
 
 if [ "${SAN:-}" = 1 ]; then
-	echo "  skipped under SAN=1 (ASan+UBSan check this build)"
+	skip "valgrind" "SAN=1 (ASan+UBSan check this build; valgrind cannot run beside them)"
 	exit 0
 fi
 
