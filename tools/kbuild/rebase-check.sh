@@ -14,8 +14,12 @@
 #     still match the new base; patched claims must not match before the
 #     series and must match after it.
 #  3. When the series applies the way the pipeline applies it (--fuzz=0,
-#     offsets allowed), the guest flavor is built through the normal pipeline:
-#     `make kernel SRC=<new source> FLAVOR=guest` (REBASE_BUILD=0: skipped).
+#     offsets allowed), the guest flavor is built through the normal pipeline,
+#     what `make kernel SRC=<new source> FLAVOR=guest` runs: the stage scripts
+#     source, series, config and build with SRC=<new source> FLAVOR=guest
+#     PATCHES=1 (REBASE_BUILD=0: skipped); the result (release, bzImage) is
+#     read from the build's identity file, by path (KB_IDENTITY_OUT), and the
+#     report names that file.
 # The new source is only read: patches go to scratch copies.
 #
 # NEW_SRC: a kernel tarball, an unpacked tree or a git tree (as SRC), a
@@ -26,10 +30,12 @@
 # build (if run) passed; 1 a patch FAILED, a claim broke or the build failed;
 # 2 bad input.
 # Reads: NEW_SRC, REBASE_BUILD (default 1), REBASE_FUZZ (default 2: the fuzz
-#        factor tried when a patch does not apply with --fuzz=0), MAKE,
-#        PATCHES_ROOT (default TOP/patches), OUT, TOP.
+#        factor tried when a patch does not apply with --fuzz=0),
+#        PATCHES_ROOT (default TOP/patches), OUT, TOP, REBASE_KBUILD (the dir
+#        of the stage scripts, default this script's; a test hook).
 set -eu
 . "$(dirname "$0")/lib.sh"
+kbuild=${REBASE_KBUILD:-$(dirname "$0")}
 
 usage() {
 	echo "usage: NEW_SRC=tarball|tree|linux-source-X.Y=VERSION|file.deb [REBASE_BUILD=0|1] [REBASE_FUZZ=N] rebase-check.sh" >&2
@@ -294,9 +300,10 @@ while IFS=$'\037' read -r -a rec; do
 	fi
 done <<<"$records"
 
-# 3. The guest build through the normal pipeline.
+# 3. The guest build through the normal pipeline: its stage scripts, then
+# the build's identity file (whose path config.sh and build.sh write to
+# KB_IDENTITY_OUT).
 build_rc=0
-make_cmd=${MAKE:-make}
 build_cmd="make kernel SRC=$(rel "$src") FLAVOR=guest"
 if [ "${REBASE_BUILD:-1}" = 0 ]; then
 	build_line="skipped (REBASE_BUILD=0); run: $build_cmd"
@@ -308,15 +315,18 @@ else
 	echo "$tag: building: $build_cmd"
 	t0=$SECONDS
 	set +e
-	"$make_cmd" -C "$TOP" --no-print-directory kernel SRC="$src" FLAVOR=guest PATCHES=1 EXTRA_PATCHES= FRAGMENTS= 2>&1 |
-		tee "$scratch/build.log"
+	(
+		export SRC=$src FLAVOR=guest PATCHES=1 EXTRA_PATCHES='' FRAGMENTS='' KB_IDENTITY_OUT=$scratch/identity
+		for stage in source series config build; do
+			"$kbuild/$stage.sh" || exit
+		done
+	) 2>&1 | tee "$scratch/build.log"
 	build_rc=${PIPESTATUS[0]}
 	set -e
-	image=$(grep -E '/bzImage$' "$scratch/build.log" | tail -n1 || true)
-	if [ $build_rc -eq 0 ] && [ -n "$image" ]; then
-		bdir=${image%/arch/x86/boot/bzImage}
-		release=$(sed -n 's/^KERNELRELEASE=//p' "$bdir/mmbatch-build.env" 2>/dev/null || true)
-		build_line="ok in $((SECONDS - t0)) s: ${release:-?}, $(rel "$image") ($build_cmd)"
+	identity=$(cat "$scratch/identity" 2>/dev/null || true)
+	if [ "$build_rc" -eq 0 ] && image=$(bid_get "$identity" IMAGE 2>>"$scratch/build.log") &&
+		release=$(bid_get "$identity" KERNELRELEASE 2>>"$scratch/build.log"); then
+		build_line="ok in $((SECONDS - t0)) s: $release, $(rel "$image") ($build_cmd; identity $(rel "$identity"))"
 	else
 		[ $build_rc -ne 0 ] || build_rc=1
 		build_line="FAILED after $((SECONDS - t0)) s ($build_cmd; log in $(rel "$report_dir")/build.log)"
