@@ -5,8 +5,21 @@
 #
 # (Named to sort before mk/vm.mk: mk/*.mk are included in name order, so
 # check-canary runs after the packaging and rollout stages and before check-vm.)
+#
+# The VM cycle's kernels, by identity file: GOOD the 6.12 guest build and NEW
+# the 6.1 one (mk/kernel.mk, packaged by mk/packages.mk), BAD the 6.1 guest
+# with the fault patch, built and packaged here by the kbuild and pkg stage
+# scripts with exactly these knobs (tools/vmtest/build-kernel.sh); its
+# identity file's path lands in CANARY_BAD_REF.
+CANARY_BAD_PATCH := $(TOP)/patches/test/6.1-migrate-skip-flush.patch
+CANARY_BAD_REF := $(OUT)/vm/canary/bad-build.path
 
-## test: check-canary  mmbatchctl against real GRUB tools on scratch trees and its daemon commands against the real mmbatchd, then the whole cycle in a VM: a kernel built to fail the smoke gate rolls back, a good one becomes the default
+## build: canary-bad-kernel  the 6.1 guest kernel built to fail the smoke gate (EXTRA_PATCHES=patches/test/6.1-migrate-skip-flush.patch), packaged; its identity file's path in out/vm/canary/bad-build.path
+PHONY += canary-bad-kernel
+canary-bad-kernel: | deps-kernel deps-packages
+	@$(TOP)/tools/vmtest/build-kernel.sh --package -o $(CANARY_BAD_REF) BASE=6.1 FLAVOR=guest EXTRA_PATCHES=$(CANARY_BAD_PATCH)
+
+## test: check-canary  mmbatchctl against real GRUB tools on scratch trees and its daemon commands against the real mmbatchd, then the whole cycle in a VM: a kernel built to fail the smoke gate rolls back, a good one becomes the default (ONLY=canary/vm)
 PHONY += check-canary
-check-canary: $(BIN_DIR)/mmbatchd | deps-vm deps-packages deps-canary
-	@MMBATCHD=$(BIN_DIR)/mmbatchd $(TOP)/tests/canary/run.sh
+check-canary: guest-packages-6.12 guest-packages-6.1 canary-bad-kernel $(BIN_DIR)/mmbatchd | deps-vm deps-packages deps-canary
+	@MMBATCHD=$(BIN_DIR)/mmbatchd CANARY_GOOD=$(call guest_build,6.12) CANARY_NEW=$(call guest_build,6.1) CANARY_BAD="$$(cat $(CANARY_BAD_REF))" $(TOP)/tests/canary/run.sh

@@ -1,34 +1,66 @@
 # VM harness: boots what we build under qemu (TCG when KVM does not work) and
-# checks it end to end. Logic lives in tools/vmtest/ (`vmtest --help`).
+# checks it end to end. Logic lives in tools/vmtest/ (`vmtest --help`) and
+# tests/vm/. Every consumer reads its kernels by identity file
+# (tools/kbuild/identity.sh), the files these targets build first:
+#   $(call guest_build,BASE)    the patched guest build (mk/kernel.mk)
+#   $(call vanilla_build,BASE)  the same source and config, PATCHES=0
+# Debian's stock kernels boot only when asked for (VM_KERNEL=stock, bench-vm's
+# "stock" variant), never in place of a missing build or package.
 
 VMTEST := $(TOP)/tools/vmtest/vmtest
+VM_TOOLS := $(TOP)/tools/vmtest
 
-## test: check-vm  patched guest kernels (6.12, 6.1) booted: busybox quick path + dpkg-installed systemd full path (VM_FULL_BASES)
+# The bases check-vm boots, and their guest builds.
+VM_BASES ?= $(GUEST_BASES)
+VM_BUILDS = $(foreach b,$(VM_BASES),$(call guest_build,$(b)))
+# built: our guest kernels; stock: Debian's kernel of each base instead (the
+# mmbatchd package still ours).
+VM_KERNEL ?= built
+# The quick path's busybox initramfs carries these two.
+VM_BINS := $(MMB_STATIC) $(BIN_DIR)/mmbatchd
+
+# The unpatched guest builds (PATCHES=0), built by the kbuild stage scripts
+# with only these knobs; build-kernel.sh checks that the identity file is at
+# the path named here.
+vanilla_build = $(OUT)/build/$(1)-guest-vanilla/mmbatch-build.env
+VANILLA_KERNELS := $(addprefix vanilla-kernel-,$(GUEST_BASES))
+
+## kernel: vanilla-kernel-<base>  <base>'s guest kernel without the series (PATCHES=0), for the benchmarks; identity out/build/<base>-guest-vanilla/mmbatch-build.env
+PHONY += $(VANILLA_KERNELS)
+$(VANILLA_KERNELS): vanilla-kernel-%: | deps-kernel
+	@$(VM_TOOLS)/build-kernel.sh --expect $(call vanilla_build,$*) BASE=$* FLAVOR=guest PATCHES=0
+
+## test: check-vm  the guest builds of VM_BASES (6.12 6.1) booted: busybox quick path + dpkg-installed systemd full path (ONLY='vm/quick-6.12 vm/full-6.1'; VM_KERNEL=stock boots Debian's kernels instead)
 PHONY += check-vm
-VM_FULL_BASES ?= 6.12 6.1
-check-vm: deps-vm
-	@VM_FULL_BASES="$(VM_FULL_BASES)" $(TOP)/tools/vmtest/check-vm.sh
+check-vm: $(addprefix guest-packages-,$(VM_BASES)) $(VM_BINS) | deps-vm
+	@VM_BUILDS="$(VM_BUILDS)" VM_KERNEL=$(VM_KERNEL) $(TOP)/tests/vm/run.sh
 
-## test: check-vm-quick  the quick path of check-vm only (busybox initramfs: boot, integrity, migrate, drain knob)
+## test: check-vm-quick  the harness self-test and the quick path of check-vm only (busybox initramfs: boot, integrity, migrate, drain knob)
 PHONY += check-vm-quick
-check-vm-quick: deps-vm
-	@VM_PATHS=quick $(TOP)/tools/vmtest/check-vm.sh
+check-vm-quick: $(addprefix guest-kernel-,$(VM_BASES)) $(VM_BINS) | deps-vm
+	@TEST_STAGE=vm ONLY='vm/vmtest_test vm/quick-*' VM_BUILDS="$(VM_BUILDS)" VM_KERNEL=$(VM_KERNEL) $(TOP)/tests/vm/run.sh
 
 # `make check` runs both paths on both bases. The 6.1 guest needs
 # configs/kernel/guest/6.1/base-full.config: tinyconfig leaves BASE_FULL off
 # there, and the pid_max cap that follows fails systemd-sysctl.service.
 
+# What bench-vm and bench-proof boot: patched and vanilla guest builds of
+# both bases (bench-proof builds its NR_CPUS, LOCK_STAT and fault variants
+# itself, with tools/vmtest/build-kernel.sh).
+BENCH_BUILDS = $(foreach b,$(GUEST_BASES),$(call guest_build,$(b)) $(call vanilla_build,$(b)))
+BENCH_NEEDS := $(addprefix guest-kernel-,$(GUEST_BASES)) $(VANILLA_KERNELS) $(VM_BINS) $(BIN_DIR)/mmbench
+
 ## bench: bench-vm  patched vs vanilla vs Debian stock kernel, both bases: out/bench/REPORT.md + JSON + chart
 PHONY += bench-vm
-bench-vm: deps-vm
-	@$(TOP)/tools/vmtest/bench-vm.sh
+bench-vm: $(BENCH_NEEDS) | deps-vm
+	@BENCH_BUILDS="$(BENCH_BUILDS)" $(VM_TOOLS)/bench-vm.sh
 
 ## bench: bench-proof  the series' claims on booted guests: batch sizes, TLB flushes, LOCK_STAT lru_lock, integrity + negative control, drain (out/bench/PROOF.md)
 PHONY += bench-proof
-bench-proof: deps-vm
-	@$(TOP)/tools/vmtest/bench-proof.sh
+bench-proof: $(BENCH_NEEDS) | deps-vm
+	@BENCH_BUILDS="$(BENCH_BUILDS)" $(VM_TOOLS)/bench-proof.sh
 
-## build: vm-initramfs  the quick-path busybox initramfs with mmbench and mmbatchd (prints its path)
+## build: vm-initramfs  the quick-path busybox initramfs with mmbench and mmbatchd: out/vm/initramfs.cpio.gz
 PHONY += vm-initramfs
-vm-initramfs: deps-vm mmbench daemon
-	@$(TOP)/tools/vmtest/mkinitramfs.sh | tail -n 1
+vm-initramfs: $(VM_BINS) | deps-vm
+	@$(VM_TOOLS)/mkinitramfs.sh -o $(OUT)/vm/initramfs.cpio.gz $(MMB_STATIC):/usr/bin/mmbench $(BIN_DIR)/mmbatchd:/usr/sbin/mmbatchd && echo "vm-initramfs: $(OUT)/vm/initramfs.cpio.gz" >&2

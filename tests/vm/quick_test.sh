@@ -3,8 +3,8 @@
 #   vmtest boot BZIMAGE --add tests/vm/lib.sh --add tests/vm/quick_test.sh \
 #       -- sh quick_test.sh KERNELRELEASE DRAIN_KNOB
 # KERNELRELEASE: the release the host built (the guest must run it);
-# DRAIN_KNOB: yes when the patch series provides /proc/sys/vm/drain_percpu,
-# no when it does not (then the knob must be absent and the check is listed
+# DRAIN_KNOB: yes when the kernel's patches provide /proc/sys/vm/drain_percpu,
+# no when they do not (then the knob must be absent and the check is listed
 # as not live). Exit status: 0 when every check passed.
 # Reads: MIGRATE_MIB (default 16).
 # shellcheck source=tests/vm/lib.sh
@@ -50,7 +50,7 @@ if [ "$drain" = yes ]; then
 	vm_expect_match "write 2 to $knob: error" "*Invalid argument*" "$(cat "$vm_tmp/knob.err")"
 else
 	vm_expect "$knob absent (not in the series)" no "$([ -e $knob ] && echo yes || echo no)"
-	vm_not_live "drain knob write 1 ok / write 2 EINVAL" "the series of this base has no drain_percpu patch yet"
+	vm_not_live "drain knob write 1 ok / write 2 EINVAL" "this kernel has no drain_percpu patch (vanilla, Debian's, or a series without it)"
 fi
 
 vm_summary

@@ -1,39 +1,35 @@
 #!/bin/bash
-# Harness self-test (run by check-vm.sh on the host): vmtest returns the
-# guest command's output and exit status, enforces --timeout with exit 124
-# and leaves no qemu behind, and rejects bad options with exit 2.
+# Harness self-test (tests/vm/run.sh runs it before the guest checks):
+# vmtest returns the guest command's output and exit status, enforces
+# --timeout with exit 124 and leaves no qemu behind, and rejects bad options
+# with exit 2.
 #   vmtest_test.sh KERNEL
-# Reads: VMTEST (default tools/vmtest/vmtest of this repo).
+# Reads: VMTEST (default tools/vmtest/vmtest of this repo), OUT.
 set -u
 
 usage() { echo "usage: vmtest_test.sh KERNEL" >&2; exit 2; }
-[ $# -eq 1 ] && [ -f "$1" ] || usage
+if [ $# -ne 1 ] || [ ! -f "$1" ]; then usage; fi
 kernel=$1
-top=$(cd "$(dirname "$0")/../.." && pwd)
-vmtest=${VMTEST:-$top/tools/vmtest/vmtest}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-passed=0 failed=0
-expect() {
-	if [ "$2" = "$3" ]; then echo "ok       $1: expected '$2', actual '$3'"; passed=$((passed + 1))
-	else echo "FAIL     $1: expected '$2', actual '$3'"; failed=$((failed + 1)); fi
-}
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=tests/lib/assert.sh
+. "$TOP/tests/lib/assert.sh"
+vmtest=${VMTEST:-$TOP/tools/vmtest/vmtest}
+scratch
 qemu_pid_of() { sed -n 's/^vmtest: qemu pid \([0-9]*\) .*/\1/p' "$1" | tail -n 1; }
 
-"$vmtest" boot "$kernel" --timeout 300 -- 'echo "out $((6 * 7))"; echo err >&2; exit 7' > "$tmp/out" 2> "$tmp/err"
-expect "command exit status passed through" 7 "$?"
-expect "command output (stdout and stderr, in order)" "out 42|err" "$(paste -sd'|' "$tmp/out")"
+# shellcheck disable=SC2016 # the guest's sh expands it
+"$vmtest" boot "$kernel" --timeout 300 -- 'echo "out $((6 * 7))"; echo err >&2; exit 7' > "$T/out" 2> "$T/err"
+expect_status "command exit status passed through" 7 "$?"
+expect_eq "command output (stdout and stderr, in order)" "out 42|err" "$(paste -sd'|' "$T/out")"
 
 t0=$SECONDS
-"$vmtest" boot "$kernel" --timeout 3 -- 'sleep 600' > "$tmp/out" 2> "$tmp/err"
-expect "exit status on timeout" 124 "$?"
-expect "timeout enforced (ended within 60 s)" yes "$([ $((SECONDS - t0)) -lt 60 ] && echo yes || echo no)"
-pid=$(qemu_pid_of "$tmp/err")
-expect "qemu (pid ${pid:-?}) gone after the timeout" gone "$([ -n "$pid" ] && ! kill -0 "$pid" 2>/dev/null && echo gone || echo running)"
+"$vmtest" boot "$kernel" --timeout 3 -- 'sleep 600' > "$T/out" 2> "$T/err"
+expect_status "exit status on timeout" 124 "$?"
+expect_eq "timeout enforced (ended within 60 s)" yes "$([ $((SECONDS - t0)) -lt 60 ] && echo yes || echo no)"
+pid=$(qemu_pid_of "$T/err")
+expect_eq "qemu (pid ${pid:-?}) gone after the timeout" gone "$([ -n "$pid" ] && ! kill -0 "$pid" 2>/dev/null && echo gone || echo running)"
 
-"$vmtest" boot "$kernel" --cpus zero -- true > "$tmp/out" 2> "$tmp/err"
-expect "exit status on a bad option" 2 "$?"
-expect "error names the option" "ERROR: vmtest: --cpus wants a positive integer (got 'zero')" "$(cat "$tmp/err")"
-
-echo "summary: $passed ok, $failed failed"
-[ "$failed" -eq 0 ]
+"$vmtest" boot "$kernel" --cpus zero -- true > "$T/out" 2> "$T/err"
+expect_status "exit status on a bad option" 2 "$?"
+expect_eq "error names the option" "ERROR: vmtest: --cpus wants a positive integer (got 'zero')" "$(cat "$T/err")"
+test_summary

@@ -18,7 +18,13 @@
 # proof-*.json. Exit 1 when a correctness claim fails (corruption on a
 # patched kernel, a negative control that loses nothing, a WARN in dmesg) or
 # a step could not run; a missed performance goal is reported, not fatal.
-# Reads: MAKE, OUT, PROOF_STEPS (set and empty: only put PROOF.md together; default "batch flush lockstat integrity
+# Kernels, each read by its identity file (tools/kbuild/identity.sh): the
+# patched and vanilla guest builds of both bases from BENCH_BUILDS (`make
+# bench-proof` builds them first); the NR_CPUS, LOCK_STAT and negative-control
+# variants built here by tools/vmtest/build-kernel.sh (the kbuild stage
+# scripts with exactly those knobs), whose identity paths land in
+# $OUT/bench/builds/.
+# Reads: BENCH_BUILDS, OUT, PROOF_STEPS (set and empty: only put PROOF.md together; default "batch flush lockstat integrity
 #   drain"), PROOF_REPS (default 5), PROOF_INTEGRITY_S (seconds per
 #   repetition, default 80; 3 repetitions), BENCH_TIMEOUT, VMTEST_*.
 # shellcheck disable=SC2317 # the step_* functions are called as "step_$s"
@@ -38,7 +44,10 @@ negative_patch=$top/patches/test/6.1-migrate-skip-flush.patch
 mkdir -p "$bench"
 
 note() { echo "bench-proof: $*" >&2; }
-make_q() { ${MAKE:-make} -C "$top" --no-print-directory -s "$@"; }
+builds=$bench/builds
+mkdir -p "$builds"
+# shellcheck source=tools/vmtest/bench-lib.sh
+. "$here/bench-lib.sh"
 for s in $steps; do
 	case "$s" in batch|flush|lockstat|integrity|drain) ;;
 	*) echo "ERROR: bench-proof: PROOF_STEPS: unknown step '$s' (batch flush lockstat integrity drain)" >&2; exit 2 ;;
@@ -56,11 +65,31 @@ emit() { printf '%s\n' "$@" >> "$md"; }
 # add_json KEY JSON: one step's figures into its JSON.
 add_json() { json=$(jq -c --arg k "$1" --argjson v "$2" '. + {($k): $v}' <<< "$json"); }
 
-# kernel ARGS...: `make kernel` with these knobs, prints the image path.
+# build_of [--config-only] KNOB=VALUE...: the identity file of the guest build
+# of these knobs: BASE alone (and PATCHES=0) is a build of BENCH_BUILDS, any
+# other knob a variant built here (build-kernel.sh).
+build_of() {
+	local kv base='' variant=patched other=() opt=() name
+	[ "${1:-}" != --config-only ] || { opt=(--config-only); shift; }
+	for kv in "$@"; do
+		case $kv in
+		BASE=*) base=${kv#BASE=} ;;
+		PATCHES=0) variant=vanilla ;;
+		*) other+=("$kv") ;;
+		esac
+	done
+	if [ ${#other[@]} -eq 0 ] && [ ${#opt[@]} -eq 0 ]; then
+		bench_build "$base" "$variant"
+		return
+	fi
+	name=$(printf '%s\n' "$@" | sha256sum | cut -c1-12)
+	"$here/build-kernel.sh" -o "$builds/$name.path" ${opt[@]+"${opt[@]}"} FLAVOR=guest "$@" >&2 || return 1
+	cat "$builds/$name.path"
+}
+# kernel KNOB=VALUE...: the image of that build (a note when there is none).
 kernel() {
-	local k
-	k=$(make_q kernel FLAVOR=guest "$@" | tail -n 1) && [ -f "$k" ] || { note "no kernel for: $*"; return 1; }
-	echo "$k"
+	local id
+	id=$(build_of "$@") && bid_get "$id" IMAGE || { note "no kernel for: $*"; return 1; }
 }
 
 # guest NAME KERNEL CMD...: boots KERNEL, runs the mmbench commands CMD (each
@@ -116,7 +145,7 @@ goal() { awk -v v="$1" -v op="$2" -v l="$3" 'BEGIN { if (v == "-") { print "-"; 
 step_batch() {
 	local base n cfg size rows='[]' expect
 	emit "## Batch size derived from CONFIG_NR_CPUS" "" \
-		"\`make config BASE=<base> FLAVOR=guest NR_CPUS=<n>\`, then \`CONFIG_PAGEVEC_SIZE\` of the final .config" \
+		"the config stage (BASE=<base> FLAVOR=guest NR_CPUS=<n>), then \`CONFIG_PAGEVEC_SIZE\` of the final .config" \
 		"(rule of patch 0010: never below the base's upstream size; 6.1: 15 up to 64 CPUs, 31 above;" \
 		"6.12: 31 up to 512 CPUs, 63 above)." "" \
 		"| base | 8 | 64 | 65 | 256 | 512 | 513 | 8192 |" "|---|---|---|---|---|---|---|---|"
@@ -124,7 +153,7 @@ step_batch() {
 		local line="| $base |"
 		for n in 8 64 65 256 512 513 8192; do
 			size=-
-			if cfg=$(make_q config BASE=$base FLAVOR=guest NR_CPUS=$n | tail -n 1) && [ -f "$cfg" ]; then
+			if cfg=$(build_of --config-only BASE=$base NR_CPUS=$n) && cfg=$(bid_get "$cfg" CONFIG) && [ -f "$cfg" ]; then
 				size=$(sed -n 's/^CONFIG_PAGEVEC_SIZE=//p' "$cfg")
 			fi
 			case $base in
@@ -206,7 +235,10 @@ step_lockstat() {
 			verdict=$(awk '$1 == "fault" && $2 == "pages_per_s" { v = $0; sub(/^.*\] +/, "", v) } END { print (v == "" ? "-" : v) }' "$d-compare.txt")
 		fi
 		r=$(ratio "$p" "$u")
-		batch=$(make_q config BASE=$base FLAVOR=guest NR_CPUS=$nr FRAGMENTS="$lockstat_frag" | tail -n 1 | xargs sed -n 's/^CONFIG_PAGEVEC_SIZE=//p' 2>/dev/null || true)
+		batch=
+		if cfg=$(build_of BASE=$base NR_CPUS=$nr FRAGMENTS="$lockstat_frag" 2>/dev/null) && cfg=$(bid_get "$cfg" CONFIG 2>/dev/null); then
+			batch=$(sed -n 's/^CONFIG_PAGEVEC_SIZE=//p' "$cfg")
+		fi
 		emit "| $base | $nr | ${batch:--} | $(fmt "$u") | $(fmt "$p") | $r | ratio <= $rel_lim $(goal "$r" '<=' "$rel_lim"), <= $lim $(goal "$p" '<=' "$lim") | $(fmt "$ur") | $(fmt "$pr") | $verdict |"
 		rows=$(jq -c --arg b $base --argjson n $nr --arg p "$p" --arg u "$u" --arg r "$r" --arg pr "$pr" --arg ur "$ur" --arg v "$verdict" --arg bs "${batch:--}" \
 			'def n: tonumber? // null; . + [{base: $b, nr_cpus: $n, pagevec_size: ($bs|n), lru_acq_per_1000: {unpatched: ($u|n), patched: ($p|n)}, ratio: ($r|n), pages_per_s: {unpatched: ($ur|n), patched: ($pr|n)}, pages_per_s_verdict: $v}]' <<< "$rows")
@@ -283,7 +315,7 @@ step_drain() {
 }
 
 t0=$SECONDS
-make_q mmbench daemon
+[ -x "$mmbench" ] || { echo "ERROR: bench-proof: no $mmbench (make mmbench)" >&2; exit 1; }
 for s in $steps; do
 	t1=$SECONDS step_failed=0 json='{}'
 	md=$bench/proof-step-$s.md.tmp

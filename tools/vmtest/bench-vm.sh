@@ -11,10 +11,14 @@
 # then runs bench-proof.sh (the patch series' claims: batch sizes, flush
 # counts, LOCK_STAT lru_lock, integrity with its negative control, drain) and
 # appends its PROOF.md to the report (BENCH_PROOF=0 skips it).
-# Variants whose kernel cannot be had (build failed) are reported as missing.
+# The patched and vanilla kernels are the builds BENCH_BUILDS names by their
+# identity files (tools/kbuild/identity.sh; `make bench-vm` builds them
+# first): each file's BASE and VARIANT (mmbatch = patched, vanilla) say which
+# it is. The stock variant is Debian's kernel (tools/vmtest/stock-kernel.sh
+# and its identity file). A variant without a kernel is reported as missing.
 # A run with fewer BENCH_VARIANTS keeps the other variants' documents, so the
 # report can be completed variant by variant (it names each kernel release).
-# Reads: MAKE, OUT, BENCH_BASES (default "6.12 6.1"; set and empty: boot
+# Reads: BENCH_BUILDS (identity files), OUT, BENCH_BASES (default "6.12 6.1"; set and empty: boot
 #   nothing, only rebuild the report from the documents there), BENCH_VARIANTS (default
 #   "patched vanilla stock"), BENCH_SUITE (default
 #   fault,migrate,munmap,exitdrain,integrity), BENCH_REPS (default 5),
@@ -36,17 +40,19 @@ timeout=${BENCH_TIMEOUT:-3600}
 bench=$out/bench
 mkdir -p "$bench"
 
-make_q() { ${MAKE:-make} -C "$top" --no-print-directory -s "$@"; }
 note() { echo "bench-vm: $*" >&2; }
 mmbench=$out/bin/mmbench
+# shellcheck source=tools/vmtest/bench-lib.sh
+. "$here/bench-lib.sh"
 
-# kernel_of BASE VARIANT: the bzImage/vmlinuz to boot.
+# kernel_of BASE VARIANT: the bzImage/vmlinuz to boot, from its identity file.
 kernel_of() {
+	local id
 	case "$2" in
-	patched) make_q kernel BASE="$1" FLAVOR=guest | tail -n 1 ;;
-	vanilla) make_q kernel BASE="$1" FLAVOR=guest PATCHES=0 | tail -n 1 ;;
-	stock) "$here/stock-kernel.sh" "$1" | tail -n 1 ;;
+	stock) "$here/stock-kernel.sh" "$1" && id=$out/cache/stock/$1/mmbatch-build.env ;;
+	*) id=$(bench_build "$1" "$2") ;;
 	esac
+	bid_get "$id" IMAGE
 }
 
 # run_suite BASE VARIANT KERNEL: one boot runs every benchmark of the suite
@@ -79,7 +85,7 @@ run_suite() {
 }
 
 t0=$SECONDS
-make_q mmbench daemon
+[ -x "$mmbench" ] || { echo "ERROR: bench-vm: no $mmbench (make mmbench)" >&2; exit 1; }
 for base in $bases; do
 	for variant in $variants; do
 		rm -f "$bench/$base-$variant.json"

@@ -2,16 +2,28 @@
 # Builds the quick-path initramfs: busybox-static, tools/vmtest/guest-init as
 # /init, and our binaries. Dynamic binaries (mmbatchd) get the libraries ldd
 # lists plus the loader. The image is cached under $OUT/vm/initramfs/ named
-# by a hash of every input, so it is rebuilt exactly when an input changes;
-# prints its path (last line of stdout).
-# Arguments: SRC[:DEST] binaries to include; DEST defaults to /usr/bin/NAME.
-#   Without arguments: out/bin/static/mmbench -> /usr/bin/mmbench and
-#   out/bin/mmbatchd -> /usr/sbin/mmbatchd, each when it exists.
+# by a hash of every input, so it is rebuilt exactly when an input changes,
+# and written to the FILE that -o names (a hard link to the cached image, or
+# a copy across file systems). Nothing goes to stdout: the caller reads FILE.
+#   mkinitramfs.sh -o FILE [SRC[:DEST]...]
+# SRC[:DEST]: binaries to include; DEST defaults to /usr/bin/NAME. Without
+#   any: out/bin/static/mmbench -> /usr/bin/mmbench and out/bin/mmbatchd ->
+#   /usr/sbin/mmbatchd, each when it exists.
 # Reads: OUT (default: out/ of this repo), BUSYBOX (default: /bin/busybox).
 set -eu
 
-usage() { echo "usage: mkinitramfs.sh [SRC[:DEST]...]" >&2; exit 2; }
-case "${1:-}" in -h|--help) usage ;; esac
+usage() { echo "usage: mkinitramfs.sh -o FILE [SRC[:DEST]...]" >&2; exit 2; }
+result=
+while [ $# -gt 0 ]; do
+	case "$1" in
+	-o) [ $# -ge 2 ] || usage; result=$2; shift 2 ;;
+	-h|--help) usage ;;
+	--) shift; break ;;
+	-*) echo "ERROR: mkinitramfs: unknown option '$1'" >&2; exit 2 ;;
+	*) break ;;
+	esac
+done
+[ -n "$result" ] || { echo "ERROR: mkinitramfs: -o FILE is required (where the image goes)" >&2; exit 2; }
 
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -54,8 +66,15 @@ sort -u -o "$files" "$files"
 # The cache key covers the builder itself and every file's content and place.
 key=$( { sha256sum "$0"; while read -r src dest; do printf '%s %s\n' "$(sha256sum < "$src")" "$dest"; done < "$files"; } | sha256sum | cut -c1-16)
 image=$out/vm/initramfs/initramfs-$key.cpio.gz
+# publish: the image at $result, replaced whole.
+publish() {
+	mkdir -p "$(dirname "$result")"
+	rm -f "$result.tmp"
+	ln "$image" "$result.tmp" 2>/dev/null || cp "$image" "$result.tmp"
+	mv -f "$result.tmp" "$result"
+}
 if [ -f "$image" ]; then
-	echo "$image"
+	publish
 	exit 0
 fi
 
@@ -78,4 +97,4 @@ echo "root:x:0:" > "$root/etc/group"
 (cd "$root" && find . -print0 | sort -z | cpio --null -o -H newc --quiet -R 0:0) | gzip -6 > "$image.tmp"
 mv "$image.tmp" "$image"
 echo "mkinitramfs: built $image ($(du -k "$image" | cut -f1) KiB)" >&2
-echo "$image"
+publish

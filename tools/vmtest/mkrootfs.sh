@@ -6,12 +6,13 @@
 # would (a kernel package's postinst runs /etc/kernel/postinst.d/dracut and
 # makes /boot/initrd.img-<kver>; the mmbatchd package enables its unit), plus
 # vmtest-run.service (runs the host's command) and vmtest-baseline.service
-# (records knob values before mmbatchd starts), then `mkfs.ext4 -d` into an image. Cached under
-# $OUT/vm/rootfs/<hash>/ (hash of the base recipe, every .deb, and these
-# scripts); prints that directory, which holds rootfs.img, vmlinuz,
-# initrd.img (the dracut one from the package install), kernelrelease and
-# packages.txt.
-#   mkrootfs.sh [--size MIB] [--grub] DEB...
+# (records knob values before mmbatchd starts), then `mkfs.ext4 -d` into an
+# image. Cached under $OUT/vm/rootfs/<hash>/ (hash of the base recipe, every
+# .deb, and these scripts); the DIR that -o names becomes a symlink to that
+# entry, which holds rootfs.img (disk.img with --grub), vmlinuz, initrd.img
+# (the dracut one from the package install), kernelrelease and packages.txt.
+# Nothing goes to stdout: the caller reads DIR/<file>.
+#   mkrootfs.sh -o DIR [--size MIB] [--grub] DEB...
 #       DEBs are installed in this order; at least one is a kernel image, and
 #       the first kernel given is the one exported as vmlinuz/initrd.img.
 #   --grub  a bootable disk instead of a bare filesystem: grub-pc from the
@@ -27,14 +28,16 @@
 #        the cache, newest first, default 4), plus what tools/pkg/mkchroot.sh reads.
 set -eu
 
-usage() { echo "usage: mkrootfs.sh [--size MIB] DEB..." >&2; exit 2; }
+usage() { echo "usage: mkrootfs.sh -o DIR [--size MIB] [--grub] DEB..." >&2; exit 2; }
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 out=${OUT:-$top/out}
 size=2048
 grub=0
+result=
 while [ $# -gt 0 ]; do
 	case "$1" in
+	-o) [ $# -ge 2 ] || usage; result=$2; shift 2 ;;
 	--size) [ $# -ge 2 ] || usage; size=$2; shift 2 ;;
 	--grub) grub=1; shift ;;
 	-h|--help) usage ;;
@@ -44,6 +47,8 @@ while [ $# -gt 0 ]; do
 	esac
 done
 [ $# -ge 1 ] || usage
+[ -n "$result" ] || { echo "ERROR: mkrootfs: -o DIR is required (where the result appears)" >&2; exit 2; }
+[ ! -e "$result" ] || [ -L "$result" ] || { echo "ERROR: mkrootfs: -o $result exists and is not a symlink (left alone)" >&2; exit 2; }
 case "$size" in ''|*[!0-9]*) echo "ERROR: mkrootfs: --size wants MiB (got '$size')" >&2; exit 2 ;; esac
 for deb in "$@"; do
 	[ -f "$deb" ] || { echo "ERROR: mkrootfs: no such package '$deb'" >&2; exit 1; }
@@ -53,12 +58,20 @@ done
 mkchroot=$top/tools/pkg/mkchroot.sh
 [ -x "$mkchroot" ] || { echo "ERROR: mkrootfs: needs $mkchroot (the shared chroot builder)" >&2; exit 1; }
 export OUT=$out
-base=$("$mkchroot" tarball | tail -n 1)
+base=$("$mkchroot" tarball)
 key=$( { echo "$base $size ${VM_SMOKE_TIMEOUT:-300} grub=$grub"; sha256sum "$0" "$here/vmtest-run" "$here"/vmtest-*.service | cut -d' ' -f1;
 	for deb in "$@"; do sha256sum < "$deb"; done; } | sha256sum | cut -c1-16)
 dest=$out/vm/rootfs/$key
+# publish: $result names the cache entry (touched: newest use first for the
+# pruning below).
+publish() {
+	touch "$dest/done"
+	mkdir -p "$(dirname "$result")"
+	ln -sfn "$dest" "$result.tmp"
+	mv -Tf "$result.tmp" "$result"
+}
 if [ -f "$dest/done" ]; then
-	echo "$dest"
+	publish
 	exit 0
 fi
 
@@ -216,4 +229,4 @@ mv "$work" "$dest"
 ls -dt "$out"/vm/rootfs/*/done 2>/dev/null | tail -n +$((${VMTEST_ROOTFS_KEEP:-4} + 1)) |
 	while read -r stale; do rm -rf "$(dirname "$stale")"; done
 echo "mkrootfs: built $dest (kernel $kver, initrd $(du -m "$dest/initrd.img" | cut -f1) MiB, $((SECONDS - t0)) s)" >&2
-echo "$dest"
+publish

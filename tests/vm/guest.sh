@@ -1,0 +1,127 @@
+#!/bin/bash
+# One guest check of `make check-vm` (tests/vm/run.sh runs one per build and
+# path), for the build its identity file names (tools/kbuild/identity.sh):
+#   guest.sh quick FILE   quick path: the build's IMAGE booted with the busybox
+#                         initramfs (static mmbench, mmbatchd): the kernel
+#                         boots, `mmbench integrity` passes, `mmbench migrate`
+#                         moves pages between two nodes, the drain knob
+#                         (tests/vm/quick_test.sh);
+#   guest.sh full FILE    full path: a Debian rootfs (12/bookworm;
+#                         MKCHROOT_SUITE=trixie for 13, systemd 257) where
+#                         MMBATCHD_DEB and then IMAGE_DEB were installed with
+#                         dpkg (postinst -> dracut), booted with systemd from
+#                         that rootfs and that initramfs: the daemon, its
+#                         values, drain, smoke, rollback and the units'
+#                         sandboxes (tests/vm/full_test.sh);
+#   guest.sh --resolve quick|full FILE
+#                         the resolution step alone: prints the KEY=VALUE
+#                         lines the path would use, boots nothing.
+# Every input is read from FILE with bid_get: BASE, IMAGE, KERNELRELEASE,
+# VARIANT, and for the full path IMAGE_DEB and MMBATCHD_DEB. A key the path
+# needs and FILE lacks is a failure, one line naming FILE and the key: no
+# other kernel stands in. Debian's stock kernel of the build's BASE boots
+# only when asked for, VM_KERNEL=stock (tools/vmtest/stock-kernel.sh and its
+# identity file; MMBATCHD_DEB still comes from FILE).
+# The guest's result lines are counted on the host (tests/vm/host.sh).
+# Logs: $OUT/vm/check/<path>-<base>.{out,console}.
+# Reads: OUT, VM_KERNEL (built or stock, default built), VM_QUICK_TIMEOUT
+# (600), VM_FULL_TIMEOUT (900), MKCHROOT_SUITE (default bookworm; labels and
+# logs name another suite), MMBENCH_STATIC (default $OUT/bin/static/mmbench),
+# MMBATCHD (default $OUT/bin/mmbatchd), VMTEST_* (tools/vmtest/vmtest).
+set -eu -o pipefail
+
+usage() { echo "usage: guest.sh [--resolve] quick|full IDENTITY-FILE" >&2; exit 2; }
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+out=${OUT:-$top/out}
+vmtools=$top/tools/vmtest
+resolve_only=0
+[ "${1:-}" != --resolve ] || { resolve_only=1; shift; }
+[ $# -eq 2 ] || usage
+mode=$1 build=$2
+case $mode in quick|full) ;; *) usage ;; esac
+# shellcheck source=tools/kbuild/identity.sh
+. "$top/tools/kbuild/identity.sh"
+die() { echo "ERROR: $*" >&2; exit 1; }
+
+# series_has_drain BASE: yes when a patch in patches/BASE/series adds the
+# drain_percpu sysctl.
+series_has_drain() {
+	local series=$top/patches/$1/series name
+	[ -f "$series" ] || { echo no; return; }
+	while read -r name _; do
+		case "$name" in ''|'#'*) continue ;; esac
+		if grep -q '^+.*"drain_percpu"' "$top/patches/$1/$name" 2>/dev/null; then echo yes; return; fi
+	done < "$series"
+	echo no
+}
+
+# The resolution step: everything the path boots, from identity files.
+base=$(bid_get "$build" BASE)
+case ${VM_KERNEL:-built} in
+built) kid=$build ;;
+stock)
+	"$vmtools/stock-kernel.sh" "$base"
+	kid=$out/cache/stock/$base/mmbatch-build.env ;;
+*) die "VM_KERNEL='$VM_KERNEL': expected built (the builds VM_BUILDS names) or stock (Debian's kernel of each build's base)" ;;
+esac
+image=$(bid_get "$kid" IMAGE)
+krel=$(bid_get "$kid" KERNELRELEASE)
+variant=$(bid_get "$kid" VARIANT)
+[ -f "$image" ] || die "build identity $kid: IMAGE $image does not exist"
+drain=no
+case $variant in mmbatch*) drain=$(series_has_drain "$base") ;; esac
+kdeb='' ddeb=''
+if [ "$mode" = full ]; then
+	kdeb=$(bid_get "$kid" IMAGE_DEB)
+	ddeb=$(bid_get "$build" MMBATCHD_DEB)
+	[ -f "$kdeb" ] || die "build identity $kid: IMAGE_DEB $kdeb does not exist"
+	[ -f "$ddeb" ] || die "build identity $build: MMBATCHD_DEB $ddeb does not exist"
+fi
+if [ $resolve_only = 1 ]; then
+	printf '%s=%s\n' BUILD "$build" KERNEL_IDENTITY "$kid" BASE "$base" KERNELRELEASE "$krel" IMAGE "$image" \
+		VARIANT "$variant" DRAIN_KNOB "$drain"
+	[ "$mode" = quick ] || printf '%s=%s\n' IMAGE_DEB "$kdeb" MMBATCHD_DEB "$ddeb"
+	exit 0
+fi
+
+suite=${MKCHROOT_SUITE:-bookworm}
+tag=$mode-$base
+[ "$mode" = quick ] || [ "$suite" = bookworm ] || tag+=-$suite
+TEST_NAME=$mode-$base
+# shellcheck source=tests/lib/assert.sh
+. "$top/tests/lib/assert.sh"
+# shellcheck source=tests/vm/host.sh
+. "$here/host.sh"
+logs=$out/vm/check
+mkdir -p "$logs"
+echo "$TEST_NAME: $krel ($([ "$kid" = "$build" ] && echo "build $build" || echo "Debian's stock kernel, VM_KERNEL=stock, $kid"))"
+
+rc=0
+if [ "$mode" = quick ]; then
+	mmbench=${MMBENCH_STATIC:-$out/bin/static/mmbench} mmbatchd=${MMBATCHD:-$out/bin/mmbatchd}
+	[ -x "$mmbench" ] || die "$TEST_NAME: no static mmbench at $mmbench (make mmbench)"
+	[ -x "$mmbatchd" ] || die "$TEST_NAME: no mmbatchd at $mmbatchd (make daemon)"
+	initramfs=$logs/$tag.initramfs.cpio.gz
+	step initramfs "$vmtools/mkinitramfs.sh" -o "$initramfs" "$mmbench:/usr/bin/mmbench" "$mmbatchd:/usr/sbin/mmbatchd"
+	echo "$TEST_NAME: booting (drain knob in the series: $drain)"
+	"$vmtools/vmtest" boot "$image" --initramfs "$initramfs" --timeout "${VM_QUICK_TIMEOUT:-600}" \
+		--log "$logs/$tag.console" --add "$here/lib.sh" --add "$here/quick_test.sh" \
+		-- sh quick_test.sh "$krel" "$drain" > "$logs/$tag.out" || rc=$?
+else
+	rootfs=$logs/$tag.rootfs
+	# The daemon package first: its /etc/kernel/postinst.d hook must see the
+	# kernel install to mark the first-boot smoke run, as on a fleet host
+	# that already runs mmbatchd when a new kernel arrives.
+	step rootfs "$vmtools/mkrootfs.sh" -o "$rootfs" "$ddeb" "$kdeb" ||
+		{ fail "rootfs ($suite; dpkg -i ${ddeb##*/} ${kdeb##*/}) failed (tools/vmtest/mkrootfs.sh)"; exit 1; }
+	expect_eq "kernel release the rootfs exports" "$krel" "$(cat "$rootfs/kernelrelease")"
+	echo "$TEST_NAME: booting ($suite, systemd)"
+	"$vmtools/vmtest" boot "$rootfs/vmlinuz" --rootfs "$rootfs/rootfs.img" --initramfs "$rootfs/initrd.img" \
+		--timeout "${VM_FULL_TIMEOUT:-900}" --log "$logs/$tag.console" --add "$here/lib.sh" --add "$here/full_test.sh" \
+		-- sh full_test.sh "$krel" "$(sha256sum < "$rootfs/initrd.img" | cut -d' ' -f1)" > "$logs/$tag.out" || rc=$?
+fi
+guest_results "$logs/$tag.out"
+expect_match "the guest's checks ran to their end" '^summary: [0-9]+ ok, [0-9]+ failed, [0-9]+ not live$' "@$logs/$tag.out"
+expect_status "vmtest boot (the guest command's exit status; console $logs/$tag.console)" 0 "$rc"
+test_summary

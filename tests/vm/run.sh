@@ -1,0 +1,106 @@
+#!/bin/bash
+# `make check-vm`: the end-to-end VM checks of the guest builds named by their
+# identity files (tools/kbuild/identity.sh), VM_BUILDS="FILE..." (or BUILD=FILE
+# for one build). The tests, in order, each selected by ONLY (vm/NAME):
+#   resolve_test   the resolution step fails, naming file and key, for an
+#                  identity without IMAGE_DEB or MMBATCHD_DEB (no VM boot)
+#   vmtest_test    the harness itself (exit status, output, timeout, bad
+#                  option), booting the first build's IMAGE
+#   quick-<base>   per build: tests/vm/guest.sh quick (busybox initramfs)
+#   full-<base>    per build: tests/vm/guest.sh full (dpkg-installed kernel
+#                  and mmbatchd, dracut, systemd)
+# e.g. ONLY='vm/quick-6.12 vm/full-6.1'. First, every selected path of every
+# build is resolved (guest.sh --resolve): a key a path needs and an identity
+# file lacks fails the stage there, before anything boots. Debian's stock
+# kernels boot only with VM_KERNEL=stock (see guest.sh).
+# Each test prints its checks and its summary ("NAME: N passed, N failed, N
+# skipped"; a guest check that its kernel cannot run is a skip, listed again
+# at the end, never a pass); the stage ends with "vm: N passed, N failed, N
+# not selected" over tests and the sum of their checks. Logs: $OUT/vm/check/.
+#   run.sh             run the selected tests
+#   run.sh --resolve   only the resolution step: print what each path would boot
+# Reads: VM_BUILDS, BUILD, ONLY, TEST_STAGE, OUT, and what guest.sh reads.
+set -eu -o pipefail
+
+usage() { echo "usage: VM_BUILDS='FILE...' run.sh [--resolve]" >&2; exit 2; }
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+out=${OUT:-$top/out}
+export OUT=$out TEST_STAGE=${TEST_STAGE:-vm}
+resolve_only=0
+case $# in
+0) ;;
+1) [ "$1" = --resolve ] || usage; resolve_only=1 ;;
+*) usage ;;
+esac
+TEST_NAME=vm
+# shellcheck source=tests/lib/assert.sh
+. "$top/tests/lib/assert.sh"
+# shellcheck source=tools/kbuild/identity.sh
+. "$top/tools/kbuild/identity.sh"
+die() { echo "ERROR: $*" >&2; exit 1; }
+
+builds=${VM_BUILDS:-${BUILD:-}}
+[ -n "$builds" ] || die "check-vm: no builds: VM_BUILDS='out/build/<name>/mmbatch-build.env ...' (or BUILD=FILE) names the guest builds to boot"
+
+# The resolution step: test names from each build's BASE, then every
+# selected path resolved by guest.sh; the first missing key ends the stage.
+tests=() first_build=
+declare -A build_of
+for b in $builds; do
+	base=$(bid_get "$b" BASE)
+	[ -z "${build_of[quick-$base]:-}" ] || die "check-vm: VM_BUILDS names two builds of base $base (${build_of[quick-$base]}, $b)"
+	build_of[quick-$base]=$b build_of[full-$base]=$b
+	tests+=("quick-$base" "full-$base")
+	[ -n "$first_build" ] || first_build=$b
+done
+for t in "${tests[@]}"; do
+	selected "$t" || continue
+	if [ $resolve_only = 1 ]; then
+		"$here/guest.sh" --resolve "${t%%-*}" "${build_of[$t]}" | sed "s/^/$t: /"
+	else
+		"$here/guest.sh" --resolve "${t%%-*}" "${build_of[$t]}" > /dev/null
+	fi
+done
+[ $resolve_only = 0 ] || exit 0
+
+logs=$out/vm/check
+mkdir -p "$logs"
+rm -f "$logs"/*.log
+passed=0 failed=0 unselected=0 failed_names=() checks_p=0 checks_f=0 checks_s=0
+# run_test NAME CMD...: runs CMD (its output in $logs/NAME.log, shown when
+# it ends; not through a pipe, which a stray qemu could hold), counts the
+# test and adds its summary line's checks.
+run_test() {
+	local name=$1 t0=$SECONDS rc=0 p f s
+	shift
+	if ! selected "$name"; then
+		unselected=$((unselected + 1))
+		return 0
+	fi
+	echo "vm: $name: start"
+	"$@" > "$logs/$name.log" 2>&1 < /dev/null || rc=$?
+	cat "$logs/$name.log"
+	read -r p f s < <(sed -n "s/^$name: \([0-9]*\) passed, \([0-9]*\) failed, \([0-9]*\) skipped\$/\1 \2 \3/p" "$logs/$name.log" | tail -n 1) || true
+	checks_p=$((checks_p + ${p:-0})) checks_f=$((checks_f + ${f:-0})) checks_s=$((checks_s + ${s:-0}))
+	if [ $rc -eq 0 ] && [ -n "${p:-}" ]; then
+		passed=$((passed + 1)); echo "vm: PASS $name ($((SECONDS - t0)) s, ${p} ok, ${s} skipped)"
+	else
+		failed=$((failed + 1)) failed_names+=("$name")
+		echo "vm: FAIL $name (exit $rc, $((SECONDS - t0)) s, ${p:-no summary, 0} ok)"
+	fi
+}
+
+t_all=$SECONDS
+run_test resolve_test env VM_BUILDS="$builds" bash "$here/resolve_test.sh"
+run_test vmtest_test bash "$here/vmtest_test.sh" "$(bid_get "$first_build" IMAGE)"
+for t in "${tests[@]}"; do
+	run_test "$t" "$here/guest.sh" "${t%%-*}" "${build_of[$t]}"
+done
+
+echo "vm: checks skipped (not live on these guests; never counted as passed):"
+grep -h '^  SKIP: ' "$logs"/*.log 2>/dev/null | sed 's/^  SKIP: /  /' || echo "  (none)"
+echo "vm: checks: $checks_p passed, $checks_f failed, $checks_s skipped; total $((SECONDS - t_all)) s"
+echo "vm: $passed passed, $failed failed, $unselected not selected${failed_names[0]:+ (failed: ${failed_names[*]})}"
+[ $((passed + failed)) -gt 0 ] || die "vm: ONLY='${ONLY:-}' selects no test of this stage"
+[ $failed -eq 0 ]
