@@ -1,11 +1,18 @@
 # The doc-test: every fenced block of README.md and docs/**/*.md runs (on a
 # fake host in a private mount namespace, in the Debian 12 test chroot with a
 # local signed repository, or as `make -n`), or is marked skip with a reason;
-# every relative link resolves. The block kinds: tests/docs/run.sh, and
-# docs/developing/testing.md "The doc-test". The host blocks install the 6.12
-# guest packages, so in `make check` this stage runs after check-repo.
+# every relative link and every `make TARGET` a page names resolves. The
+# block kinds: tests/docs/run.sh, and docs/developing/testing.md "The
+# doc-test". The host blocks install the 6.12 guest packages of
+# BUILD=$(call guest_build,6.12); in `make check` this stage runs after
+# check-repo, which has them, so guest-packages-6.12 is then up to date.
+# DOCS_PACKAGES_TARGET= (empty) drops that prerequisite, e.g. with
+# DOCS_PKG_DIR=DIR naming a directory that holds the packages.
 
-## test: check-docs  run every command block of README.md and docs/ (fake host, test chroot + local signed repo, make -n; skips name their reason); relative links resolve
+DOCS_PACKAGES_TARGET ?= guest-packages-6.12
+export DOCS_PKG_DIR
+
+## test: check-docs  run every command block of README.md and docs/ (fake host, test chroot + local signed repo, make -n; skips name their reason); links and make targets resolve (ONLY=docs/<test>)
 PHONY += check-docs
-check-docs: tools | deps-docs deps-canary deps-repo deps-packages
-	@BIN_DIR=$(BIN_DIR) $(TOP)/tests/docs/run.sh
+check-docs: tools $(DOCS_PACKAGES_TARGET) | deps-docs deps-canary deps-repo deps-packages
+	@BIN_DIR=$(BIN_DIR) BUILD=$(call guest_build,6.12) $(TOP)/tests/docs/run.sh

@@ -35,8 +35,11 @@
 # "-guest" (the test builds and boots guest kernels; the canary fixture's
 # kernels are 6.12.117-mmbatch1-guest and, running, 6.1.192-mmbatch1-x6c119661-guest).
 #
-# Tests (ONLY='docs/TEST'): links, fences, make, fake, host.
-# Reads: TOP, OUT, BIN_DIR (default $OUT/bin: mmbatchd, mmbench), DOCS_BUILD
+# Also: every `make <target>` the pages show inline names a target of the
+# Makefile (kbuild's own bzImage and tinyconfig aside).
+#
+# Tests (ONLY='docs/TEST'): links, fences, targets, make, fake, host.
+# Reads: TOP, OUT, BIN_DIR (default $OUT/bin: mmbatchd, mmbench), BUILD
 # (the identity file of the build whose packages the host blocks install,
 # default $OUT/build/6.12-guest/mmbatch-build.env: META_DEB, IMAGE_DEB,
 # MMBATCHD_DEB), DOCS_PKG_DIR (instead: a directory holding those packages,
@@ -128,6 +131,18 @@ check_links() {
 		done < <(grep -o '\](\([^)( ]*\))' "$TOP/$d" | sed 's/^](//; s/)$//' | grep -v -E '^(https?|mailto|file|man):' || true)
 	done
 	[ $bad -eq 1 ] || pass "links: $n relative links in ${#docs[@]} pages resolve"
+}
+
+# --- targets: every inline `make TARGET` is a target of the Makefile
+check_targets() {
+	local known t bad=0 n=0
+	known=$(make -C "$TOP" -pRrq : 2>/dev/null | awk -F: '/^[a-zA-Z0-9][^$#\/\t=%]*:([^=]|$)/ { print $1 }' | sort -u)
+	while IFS= read -r t; do
+		n=$((n + 1))
+		case $t in bzImage | tinyconfig | *-) continue ;; esac # kbuild's own; check-<stage>
+		grep -qxF -- "$t" <<<"$known" || { fail "a page shows \`make $t\`: no such target"; bad=1; }
+	done < <(cd "$TOP" && grep -oh '`make [a-zA-Z][a-zA-Z0-9_.-]*' "${docs[@]}" | sed 's/^`make //' | sort -u)
+	[ $bad -eq 1 ] || pass "targets: the $n make targets the pages name exist"
 }
 
 # --- the kinds of blocks
@@ -261,7 +276,7 @@ run_console_block() {
 
 # --- the host blocks: one Debian 12 chroot, a local signed repository
 host_packages() {
-	local build=${DOCS_BUILD:-$OUT/build/6.12-guest/mmbatch-build.env} k
+	local build=${BUILD:-$OUT/build/6.12-guest/mmbatch-build.env} k
 	if [ -n "${DOCS_PKG_DIR:-}" ]; then
 		for k in "$DOCS_PKG_DIR"/linux-image-mmbatch-6.12-guest_*.deb "$DOCS_PKG_DIR"/linux-image-6.12.*-mmbatch?-guest_*.deb \
 			"$DOCS_PKG_DIR"/mmbatchd_*_amd64.deb; do
@@ -284,7 +299,7 @@ host_setup() {
 	local pkgs=() rc=0 out
 	mapfile -t pkgs < <(host_packages)
 	if [ ${#pkgs[@]} -lt 3 ]; then
-		host_error="no 6.12 guest packages (META_DEB, IMAGE_DEB, MMBATCHD_DEB of ${DOCS_BUILD:-$OUT/build/6.12-guest/mmbatch-build.env}): run 'make packages BASE=6.12 FLAVOR=guest' (make check's check-packages stage does)"
+		host_error="no 6.12 guest packages (META_DEB, IMAGE_DEB, MMBATCHD_DEB of ${BUILD:-$OUT/build/6.12-guest/mmbatch-build.env}): run 'make packages BASE=6.12 FLAVOR=guest' (make check's check-packages stage does)"
 		return 1
 	fi
 	gpg_home=$T/gnupg
@@ -320,15 +335,16 @@ run_host_block() {
 # --- run
 selected links && check_links
 selected fences && check_fences
+selected targets && check_targets
 
 declare -A fake_of=()
 host_ids=()
 while IFS=$'\t' read -r id doc line info; do
 	[ "$id" != INDENTED ] || continue
-	where="$doc:$line (\`\`\`$info)"
+	where="$doc:$line (\`\`\`${info%%:*})"
 	case $(kind_of "$info") in
 	make) selected make && run_make_block "$id" "$where" ;;
-	skip) skip "$where" "${info#sh skip: }" ;;
+	skip) selected fake && skip "$where" "${info#sh skip: }" ;;
 	fake | console)
 		selected fake || continue
 		if [ -z "${fake_of[$doc]:-}" ]; then
