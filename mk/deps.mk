@@ -4,4 +4,4 @@
 ## test: check-deps  tools/deps.sh waits for held apt/dpkg locks (as unattended-upgrades holds them at first boot), then succeeds; bounded by DEPS_LOCK_TIMEOUT
 PHONY += check-deps
 check-deps: | deps-installer
-	@$(TOP)/tests/deps/lock_test.sh
+	@$(TOP)/tests/deps/run.sh

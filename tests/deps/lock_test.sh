@@ -22,7 +22,7 @@ command -v python3 >/dev/null || { echo "ERROR: $TEST_NAME: needs python3 (make 
 before=$(dpkg-query -W -f='${Status} ${Version}' "$pkg" 2>/dev/null || true)
 case "$before" in "install ok installed "*) ;; *) echo "ERROR: $TEST_NAME: $pkg is not installed" >&2; exit 2 ;; esac
 
-T=$(mktemp -d "${TMPDIR:-/tmp}/deps-lock-test.XXXXXX")
+scratch
 holder_pid=
 stop_holder() { [ -z "$holder_pid" ] || { kill "$holder_pid" 2>/dev/null || true; wait "$holder_pid" 2>/dev/null || true; }; holder_pid=; }
 cleanup_hook=stop_holder
@@ -47,8 +47,7 @@ fcntl.lockf(f, fcntl.LOCK_EX)
 print("locked", flush=True)
 time.sleep(float(sys.argv[2]))' "$1" "$2" > "$T/holder.out" &
 	holder_pid=$!
-	local i
-	for i in $(seq 50); do grep -q locked "$T/holder.out" && return 0; sleep 0.1; done
+	for _ in $(seq 50); do grep -q locked "$T/holder.out" && return 0; sleep 0.1; done
 	echo "ERROR: $TEST_NAME: could not take $1" >&2; exit 1
 }
 
@@ -64,7 +63,7 @@ run_deps() {
 
 # waits_then_succeeds LOCKFILE: the wait, the one note, the success.
 waits_then_succeeds() {
-	local lock=$1 notes
+	local lock=$1
 	echo "--- $lock held for $hold s by python3, then released"
 	hold_lock "$lock" "$hold"
 	run_deps wait
@@ -72,8 +71,8 @@ waits_then_succeeds() {
 	expect_eq "deps.sh exit status with $lock held for $hold s" 0 "$rc"
 	if [ "$took" -ge $((hold - 2)) ]; then pass "deps.sh waited: took $took s (lock held $hold s)"
 	else fail "deps.sh should have waited about $hold s, took $took s"; fi
-	notes=$(grep -c "^deps: $lock is held by PID .* waiting up to 600 s" "$T/wait.err" || true)
-	expect_eq "'waiting' notes on stderr naming $lock" 1 "$notes"
+	grep "^deps: $lock is held by PID .* waiting up to 600 s" "$T/wait.err" > "$T/notes" || true
+	expect_lines "'waiting' notes on stderr naming $lock" 1 "@$T/notes"
 }
 
 waits_then_succeeds /var/lib/dpkg/lock-frontend
@@ -84,16 +83,13 @@ hold_lock /var/lib/dpkg/lock-frontend 8
 run_deps timeout DEPS_LOCK_TIMEOUT=2
 stop_holder
 expect_eq "deps.sh exit status when the lock outlasts DEPS_LOCK_TIMEOUT" 1 "$rc"
-if grep -q '^ERROR: deps: /var/lib/dpkg/lock-frontend still held by PID [0-9]* (python3) after 2 s' "$T/timeout.err"; then
-	pass "the error names the lock, its holder and the timeout"
-else
-	fail "expected 'ERROR: deps: /var/lib/dpkg/lock-frontend still held by PID N (python3) after 2 s' on stderr"
-fi
+expect_match "the error names the lock, its holder and the timeout" \
+	'^ERROR: deps: /var/lib/dpkg/lock-frontend still held by PID [0-9]* \(python3\) after 2 s' "@$T/timeout.err"
 
 echo "--- no lock held"
 run_deps free
 expect_eq "deps.sh exit status, no lock held" 0 "$rc"
-expect_eq "'waiting' notes on stderr, no lock held" 0 "$(grep -c 'waiting up to' "$T/free.err" || true)"
+expect_lacks "'waiting' notes on stderr, no lock held" 'waiting up to' "@$T/free.err"
 
 expect_eq "$pkg status and version before and after (nothing changed)" "$before" \
 	"$(dpkg-query -W -f='${Status} ${Version}' "$pkg")"
