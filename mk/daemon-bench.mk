@@ -20,7 +20,7 @@ MBD_UNITS := $(addprefix $(TOP)/systemd/,mmbatchd.service mmbatch-smoke.service 
 ## test: check-daemon-unit-file  systemd-analyze verify + security of the three units; /proc/sys paths = mmbatchd --list-keys
 PHONY += check-daemon-unit-file
 check-daemon-unit-file: $(BIN_DIR)/mmbatchd man | deps-daemon-bench
-	@MMBATCHD=$(BIN_DIR)/mmbatchd $(TOP)/tools/bench-daemon/verify-unit.sh $(MBD_UNITS)
+	@MMBATCHD=$(BIN_DIR)/mmbatchd $(TOP)/tests/units/run.sh $(MBD_UNITS)
 
 ## bench: bench-daemon  mmbatchd vs TuneD 2.20: RSS, exec-to-applied, idle wake-ups
 PHONY += bench-daemon

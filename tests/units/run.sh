@@ -1,6 +1,8 @@
 #!/bin/bash
-# Checks the systemd units of the mmbatchd package (`make
-# check-daemon-unit-file`), each of:
+# The systemd units of the mmbatchd package (`make check-daemon-unit-file`):
+# each UNIT_FILE a timed step (tests/lib/assert.sh), selected by ONLY as
+# daemon-unit-file/NAME (e.g. ONLY=daemon-unit-file/mmbatchd.service); each
+# of:
 #   - `systemd-analyze verify` in a scratch root (the host's units, a stand-in
 #     for every Exec*= binary) passes without a single warning;
 #   - every Documentation=file: path is a file the package installs
@@ -21,29 +23,34 @@
 #     `$MMBATCHD --list-keys` (the daemon's allowlist), each with '-', and
 #     its other ReadWritePaths= exactly the sysfs trees and the state dir;
 #   - `systemd-analyze security --offline=true` rates it at most its limit.
-# Prints every check and, at the end, the three scores. Works without
-# systemd as PID 1.
+# Prints every check and, at the end, the scores. Works without systemd as
+# PID 1.
 # Reads: MMBATCHD (the daemon binary whose --list-keys is the allowlist;
 #   required when mmbatchd.service is checked), UNIT_MAX_EXPOSURE_MMBATCHD
 #   (default 3.0), UNIT_MAX_EXPOSURE_SMOKE (4.0), UNIT_MAX_EXPOSURE_CANARY
 #   (4.0), UNIT_FILES_LIST (default specs/mmbatchd/files.list of this repo),
 #   MAN_DIR (the built man pages, out/man: verify's own `man PAGE` runs find
-#   the package's pages there; unset, verify skips every man: page, --man=no).
+#   the package's pages there; unset, verify skips every man: page, --man=no),
+#   TEST_STAGE, ONLY.
+# shellcheck disable=SC2154 # VAR_out is set by capture
 set -eu
 
-usage() { echo "usage: MMBATCHD=BIN verify-unit.sh UNIT_FILE..." >&2; exit 2; }
+usage() { echo "usage: MMBATCHD=BIN run.sh UNIT_FILE..." >&2; exit 2; }
 [ $# -ge 1 ] || usage
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
+TOP=$top
 files_list=${UNIT_FILES_LIST:-$top/specs/mmbatchd/files.list}
 for unit in "$@"; do
-	[ -r "$unit" ] || { echo "ERROR: verify-unit: cannot read '$unit'" >&2; exit 2; }
+	[ -r "$unit" ] || { echo "ERROR: units: cannot read '$unit'" >&2; exit 2; }
 done
-[ -r "$files_list" ] || { echo "ERROR: verify-unit: cannot read the package list '$files_list'" >&2; exit 2; }
+[ -r "$files_list" ] || { echo "ERROR: units: cannot read the package list '$files_list'" >&2; exit 2; }
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/verify-unit.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-failures=0
+TEST_NAME=${TEST_STAGE:-daemon-unit-file}
+# shellcheck source=../lib/assert.sh
+. "$top/tests/lib/assert.sh"
+scratch
+tmp=$T
 scores=()
 # systemd-analyze verify runs `man` for each Documentation=man: page, on the
 # host: give it the package's pages, laid out as man wants them.
@@ -58,10 +65,8 @@ if [ -n "${MAN_DIR:-}" ] && [ -d "$MAN_DIR" ]; then
 	export MANPATH
 	verify_man=()
 else
-	echo "verify-unit: MAN_DIR unset: systemd-analyze verify --man=no (the man: pages are still checked against $files_list)" >&2
+	echo "units: MAN_DIR unset: systemd-analyze verify --man=no (the man: pages are still checked against $files_list)" >&2
 fi
-pass() { echo "  ok: $*"; }
-fail() { echo "  FAIL: $*" >&2; failures=$((failures + 1)); }
 
 # max_exposure NAME: the limit of one unit.
 max_exposure() {
@@ -85,23 +90,8 @@ topic() {
 # values UNIT KEY: every value of KEY= in UNIT, one word a line.
 values() { sed -n "s/^$2=//p" "$1" | tr ' ' '\n' | sed '/^$/d'; }
 
-# expect_line UNIT LINE: LINE is in UNIT verbatim.
-expect_line() {
-	if grep -qxF -- "$2" "$1"; then pass "has '$2'"; else fail "expected line '$2', not found"; fi
-}
-
-# expect_set WHAT EXPECTED_FILE ACTUAL_FILE: two sorted sets are equal;
-# prints the differences both ways.
-expect_set() {
-	local missing extra
-	missing=$(comm -23 "$2" "$3" | paste -sd' ')
-	extra=$(comm -13 "$2" "$3" | paste -sd' ')
-	if [ -z "$missing" ] && [ -z "$extra" ]; then
-		pass "$1: $(wc -l < "$2") path(s), as expected"
-	else
-		fail "$1: expected $(wc -l < "$2") path(s), actual $(wc -l < "$3"); missing: ${missing:-none}; unexpected: ${extra:-none}"
-	fi
-}
+# has_line UNIT LINE: LINE is in UNIT verbatim.
+has_line() { expect_line "$(basename "$1")" "$2" "@$1"; }
 
 # installed_source DEST: the repo file files.list installs as DEST.
 installed_source() {
@@ -149,14 +139,14 @@ list_keys() {
 # check_mmbatchd UNIT: what only the daemon's unit must have.
 check_mmbatchd() {
 	local unit=$1 rw
-	expect_line "$unit" "ExecStart=/usr/sbin/mmbatchd --profile /etc/mmbatch/mmbatchd.yaml --foreground"
-	expect_line "$unit" "Type=notify"
-	expect_line "$unit" "After=systemd-sysctl.service"
-	expect_line "$unit" "Restart=on-failure"
-	expect_line "$unit" "StateDirectory=mmbatch"
-	expect_line "$unit" "RestrictAddressFamilies=AF_UNIX AF_NETLINK"
-	expect_line "$unit" "ExecReload=/bin/kill -HUP \$MAINPID"
-	if grep -qE "^WatchdogSec=." "$unit"; then pass "WatchdogSec= set"; else fail "expected WatchdogSec= to be set, it is not"; fi
+	has_line "$unit" "ExecStart=/usr/sbin/mmbatchd --profile /etc/mmbatch/mmbatchd.yaml --foreground"
+	has_line "$unit" "Type=notify"
+	has_line "$unit" "After=systemd-sysctl.service"
+	has_line "$unit" "Restart=on-failure"
+	has_line "$unit" "StateDirectory=mmbatch"
+	has_line "$unit" "RestrictAddressFamilies=AF_UNIX AF_NETLINK"
+	has_line "$unit" "ExecReload=/bin/kill -HUP \$MAINPID"
+	expect_match "WatchdogSec= set" '^WatchdogSec=.' "@$unit"
 
 	# A private network namespace (no taskstats), a user namespace (no
 	# CAP_NET_ADMIN in the initial one).
@@ -178,19 +168,19 @@ check_mmbatchd() {
 	fi
 	grep -E '^-?/proc/' "$tmp/rw.all" | sed 's/^-//' | sort -u > "$tmp/rw.proc"
 	if list_keys; then
-		expect_set "ReadWritePaths= under /proc/sys = the /proc/sys column of mmbatchd --list-keys" \
-			"$tmp/allow.paths" "$tmp/rw.proc"
+		# A difference: - a listed key's path missing, + a path not listed.
+		expect_eq "ReadWritePaths= under /proc/sys vs the /proc/sys column of mmbatchd --list-keys" \
+			"$(cat "$tmp/allow.paths")" "$(cat "$tmp/rw.proc")"
 	fi
 	printf '%s\n' /sys/kernel/mm /sys/devices/system/node /var/lib/mmbatch | sort > "$tmp/rw.want"
 	grep -vE '^-?/proc/' "$tmp/rw.all" | sort -u > "$tmp/rw.other" || true
-	expect_set "ReadWritePaths= outside /proc (sysfs mm trees, state)" "$tmp/rw.want" "$tmp/rw.other"
+	expect_eq "ReadWritePaths= outside /proc (sysfs mm trees, state)" "$(cat "$tmp/rw.want")" "$(cat "$tmp/rw.other")"
 }
 
 # check_unit UNIT: one unit, every check; appends its score to scores.
 check_unit() {
 	local unit=$1 name root exe max score doc src word page
 	name=$(basename "$unit")
-	echo "verify-unit: $unit"
 
 	# The scratch root: verify resolves dependencies (sysinit.target, ...)
 	# and checks that every Exec*= binary exists, under --root.
@@ -205,35 +195,27 @@ check_unit() {
 		chmod 0755 "$root$exe"
 	done < "$tmp/exes"
 
-	if systemd-analyze verify "${verify_man[@]}" --root="$root" "/lib/systemd/system/$name" > "$tmp/verify.out" 2>&1; then
-		if [ -s "$tmp/verify.out" ]; then
-			fail "systemd-analyze verify passed with warnings (expected none):"; sed 's/^/    /' "$tmp/verify.out" >&2
-		else
-			pass "systemd-analyze verify: no errors, no warnings"
-		fi
-	else
-		fail "systemd-analyze verify failed:"; sed 's/^/    /' "$tmp/verify.out" >&2
-	fi
+	capture rc systemd-analyze verify "${verify_man[@]}" --root="$root" "/lib/systemd/system/$name"
+	expect_ok "systemd-analyze verify" "$rc" "$rc_out"
+	expect_eq "systemd-analyze verify: warnings" "" "$rc_out"
 
 	# The sandbox every unit gets.
-	expect_line "$unit" "ProtectSystem=strict"
-	expect_line "$unit" "ProtectKernelTunables=yes"
-	expect_line "$unit" "NoNewPrivileges=yes"
-	expect_line "$unit" "SystemCallArchitectures=native"
+	has_line "$unit" "ProtectSystem=strict"
+	has_line "$unit" "ProtectKernelTunables=yes"
+	has_line "$unit" "NoNewPrivileges=yes"
+	has_line "$unit" "SystemCallArchitectures=native"
 	# systemd 255-257 skip /sys in ProtectKernelTunables and carry
 	# binfmt_misc into /proc/sys read-write (seen on 257): the unit names
 	# them itself (tests/vm/full_test.sh checks the result on a guest).
-	expect_line "$unit" "ReadOnlyPaths=-/sys/block -/sys/bus -/sys/class -/sys/dev -/sys/devices -/sys/firmware -/sys/fs -/sys/hypervisor -/sys/kernel -/sys/module -/sys/power"
-	expect_line "$unit" "InaccessiblePaths=-/proc/sys/fs/binfmt_misc"
+	has_line "$unit" "ReadOnlyPaths=-/sys/block -/sys/bus -/sys/class -/sys/dev -/sys/devices -/sys/firmware -/sys/fs -/sys/hypervisor -/sys/kernel -/sys/module -/sys/power"
+	has_line "$unit" "InaccessiblePaths=-/proc/sys/fs/binfmt_misc"
 	for key in CapabilityBoundingSet SystemCallFilter ReadWritePaths; do
-		if grep -qE "^$key=" "$unit"; then pass "$key= set"; else fail "expected $key= to be set, it is not"; fi
+		expect_match "$key= set" "^$key=" "@$unit"
 	done
 
 	# Documentation= must point at something that exists and is about it.
 	word=$(topic "$name")
-	if ! grep -qE '^Documentation=.' "$unit"; then
-		fail "expected Documentation= to be set, it is not"
-	fi
+	expect_match "Documentation= set" '^Documentation=.' "@$unit"
 	for doc in $(values "$unit" Documentation); do
 		case "$doc" in
 		file:*)
@@ -288,14 +270,24 @@ check_unit() {
 	fi
 }
 
-for unit in "$@"; do
-	check_unit "$unit"
-done
+# unit_step UNIT: check_unit, failing when any of its checks failed.
+unit_step() {
+	local f0=$test_failures
+	check_unit "$1"
+	[ "$test_failures" -eq "$f0" ]
+}
 
-echo "verify-unit: exposure (systemd-analyze security --offline=true, systemd $(systemctl --version | awk 'NR == 1 {print $2}')):"
-for s in "${scores[@]}"; do echo "  $s"; done
-if [ $failures -ne 0 ]; then
-	echo "verify-unit: $failures check(s) failed" >&2
+ran=0
+for unit in "$@"; do
+	selected "$(basename "$unit")" || continue
+	ran=$((ran + 1))
+	step "$(basename "$unit")" unit_step "$unit" || true
+done
+if [ $ran -eq 0 ]; then
+	echo "ERROR: units: ONLY='${ONLY:-}' selects none of: $(for u in "$@"; do basename "$u"; done | paste -sd' ')" >&2
 	exit 1
 fi
-echo "verify-unit: all checks passed"
+
+echo "units: exposure (systemd-analyze security --offline=true, systemd $(systemctl --version | awk 'NR == 1 {print $2}')):"
+for s in "${scores[@]}"; do echo "  $s"; done
+test_summary
