@@ -21,7 +21,7 @@ PHONY :=
 # each as `make check-<stage>`, timed). Cheap stages first, so a broken build
 # of the daemon shows in minutes; the kernel stages share the guest builds
 # that check-pipeline makes (one per base), packaged once by check-packages.
-CHECK_STAGES := deps daemon-unit-file daemon daemon-san daemon-valgrind \
+CHECK_STAGES := harness deps daemon-unit-file daemon daemon-san daemon-valgrind \
 	daemon-fuzz bench bench-san pipeline packages rebase repo docs sign distcc \
 	canary vm
 

@@ -54,7 +54,7 @@ cleanup() {
 	local rc=$?
 	if [ -n "${cleanup_hook:-}" ]; then $cleanup_hook || true; fi
 	[ -z "${T:-}" ] || [ "${KEEP_SCRATCH:-0}" = 1 ] || rm -rf "$T"
-	[ "$test_summarised" = 1 ] || [ $((test_passes + test_failures + test_skips)) -eq 0 ] || test_summary >/dev/null || true
+	[ "$test_summarised" = 1 ] || [ $((test_passes + test_failures + test_skips)) -eq 0 ] || test_summary || true
 	if [ "$test_failures" -ne 0 ]; then
 		echo "$TEST_NAME: $test_failures assertion(s) failed" >&2
 		exit 1

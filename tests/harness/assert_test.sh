@@ -1,0 +1,63 @@
+#!/bin/bash
+# tests/lib/assert.sh itself: every assertion passes on a true case and fails
+# (counted, exit status 1 at the end) on a false one, skips are not passes,
+# and the ONLY selector picks what it says. A library whose assertions cannot
+# fail would make every test built on it pass whatever it checks.
+set -eu
+TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+# shellcheck source=../lib/assert.sh
+. "$TOP/tests/lib/assert.sh"
+scratch
+
+# one EXPECT SNIPPET: run SNIPPET in a fresh bash that sourced assert.sh;
+# EXPECT is pass (exit 0, one "ok:") or fail (exit 1, one "FAIL:").
+one() {
+	local want=$1 snippet=$2 rc=0 out
+	out=$(cd "$T" && TEST_NAME=probe bash -c ". '$TOP/tests/lib/assert.sh'; $snippet" 2>&1) || rc=$?
+	case $want in
+	pass) if [ $rc -eq 0 ] && grep -q '^  ok: ' <<<"$out" && ! grep -q 'FAIL' <<<"$out"; then pass "passes: $snippet"
+	      else fail "expected a pass from: $snippet (exit $rc): $out"; fi ;;
+	fail) if [ $rc -eq 1 ] && grep -q '^  FAIL: ' <<<"$out" && ! grep -q '^  ok: ' <<<"$out"; then pass "fails: $snippet"
+	      else fail "expected a failure from: $snippet (exit $rc): $out"; fi ;;
+	esac
+}
+
+printf 'alpha\nbeta gamma\n' >"$T/f"
+one pass 'expect_eq x a a';                 one fail 'expect_eq x a b'
+one pass 'expect_eq x "$(printf "1\n2")" "$(printf "1\n2")"'
+one fail 'expect_eq x "$(printf "1\n2")" "$(printf "1\n3")"'
+one pass 'expect_match x "^b.*a$" @f';      one fail 'expect_match x "^gamma" @f'
+one pass 'expect_match x "^(124|2)$" 2';    one fail 'expect_match x "^y" x'
+one pass 'expect_no_match x "^gamma" @f';   one fail 'expect_no_match x "^y" y'
+one pass 'expect_line x alpha @f';          one fail 'expect_line x alph @f'
+one pass 'expect_no_line x alph @f';        one fail 'expect_no_line x alpha @f'
+one pass 'expect_contains x "a gam" @f';    one fail 'expect_contains x delta @f'
+one pass 'expect_lacks x delta @f';         one fail 'expect_lacks x zz zzz'
+one fail 'expect_match x alpha @missing-file'
+one pass 'expect_lines x 2 @f';             one fail 'expect_lines x 3 @f'
+one pass 'expect_status x 2 2';             one fail 'expect_status x 0 1'
+one pass 'expect_status x nonzero 3';       one fail 'expect_status x nonzero 0'
+one pass 'expect_ok x 0 out';               one fail 'expect_ok x 1 out'
+one pass 'expect_fails x "^E" 2 "Err"';     one fail 'expect_fails x "^E" 0 "Err"'
+one fail 'expect_fails x "^E" 2 "other"'
+one pass 'expect_file x f';                 one fail 'expect_file x nothing'
+one pass 'expect_exists x f';               one fail 'expect_exists x nothing'
+one pass 'expect_absent x nothing';         one fail 'expect_absent x f'
+one pass 'capture r sh -c "echo hi; exit 3"; expect_eq rc 3 "$r"; [ "$r_out" = hi ]'
+one pass 'mkdir -p d; echo 1 >d/a; s1=$(tree_sum d); echo 2 >d/a; s2=$(tree_sum d); [ "$s1" != "$s2" ] && pass sums'
+one pass 'step s true >/dev/null; pass stepped';  one fail 'step s false || fail "step failed"'
+
+# A skip is counted apart and never as a pass.
+capture rc bash -c ". '$TOP/tests/lib/assert.sh'; TEST_NAME=probe; skip thing 'no tool'"
+expect_eq "a lone skip exits" 0 "$rc"
+expect_match "the skip is reported" '^  SKIP: thing: no tool$' "$rc_out"
+expect_match "the summary counts it as skipped, not passed" '^probe: 0 passed, 0 failed, 1 skipped$' "$rc_out"
+
+# The selector: STAGE, STAGE/TEST, globs; nothing selected outside ONLY.
+sel() { (TEST_STAGE=$1 ONLY=$2; selected "$3" && echo yes || echo no); }
+expect_eq "no ONLY selects all" yes "$(unset ONLY; TEST_STAGE=daemon selected x && echo yes || echo no)"
+expect_eq "ONLY=daemon selects its tests" yes "$(sel daemon daemon security_test)"
+expect_eq "ONLY=daemon/sec* picks security_test" yes "$(sel daemon 'daemon/sec*' security_test)"
+expect_eq "ONLY=daemon/sec* leaves cli_test" no "$(sel daemon 'daemon/sec*' cli_test)"
+expect_eq "ONLY names another stage" no "$(sel daemon-san daemon security_test)"
+expect_eq "ONLY=daemon-san/cli_test in daemon-san" yes "$(sel daemon-san 'daemon-san/cli_test vm' cli_test)"
