@@ -12,7 +12,7 @@ TOP=$(cd "$(dirname "$0")/../.." && pwd)
 # shellcheck source=../lib/assert.sh
 . "$TOP/tests/lib/assert.sh"
 CTL=${MMBATCHCTL:-$TOP/src/mmbatchctl/mmbatchctl}
-T=$(mktemp -d "${TMPDIR:-/tmp}/canary-test.XXXXXX")
+scratch
 K1=6.12.117-mmbatch1-cloud K2=6.12.118-mmbatch2-cloud K3=6.12.119-mmbatch2-cloud
 UUID=0c5d3a3e-1f1e-4a52-9d4e-3d1a2b9c7e11
 SUB=gnulinux-advanced-$UUID
@@ -65,8 +65,8 @@ ctl() {
 }
 envval() { grub-editenv "$H/boot/grub/grubenv" list | sed -n "s/^$1=//p"; }
 st() { sed -n "s/^$1=//p" "$H/state/canary/state" 2>/dev/null; }
+# out NAME: the output of ctl NAME on one line (for expect_match).
 out() { tr '\n' ' ' < "$T/$1.out"; }
-expect_match() { if [[ "$3" =~ $2 ]]; then pass "$1 (/$2/)"; else fail "$1: expected /$2/, got '$3'"; fi; }
 rebooted() { [ -e "$H/rebooted" ] && echo yes || echo no; }
 snapshot() { { cat "$H/boot/grub/grubenv"; find "$H/state" -type f | sort; cat "$H/state/canary/state" 2>/dev/null; } | sha256sum; }
 
@@ -180,6 +180,7 @@ EOF
 	expect_match "GRUB_DEFAULT not saved: says what to do" "set GRUB_DEFAULT=saved in /etc/default/grub and run update-grub" "$(out nosaved)"
 	expect_eq "GRUB_DEFAULT not saved: nothing written" "$snap" "$(snapshot)"
 	printf 'insmod blscfg\nblscfg\n' >> "$H/boot/grub/grub.cfg"
+	# shellcheck disable=SC2016 # a literal ${saved_entry}
 	sed -i 's/set default="0"/set default="${saved_entry}"/' "$H/boot/grub/grub.cfg"
 	ctl bls canary "$K2"
 	expect_match "BootLoaderSpec menu (Fedora): exit 2 and why" "^2 .*reads BootLoaderSpec entries \(blscfg\): the canary supports grub-mkconfig menus" "$RC $(out bls)"
@@ -221,19 +222,22 @@ expect_eq "mmbatchctl --version extra: exit status (bad input)" 2 "$rc"
 # A test that cannot fail is a defect: the same suite against an
 # mmbatchctl that forgets to pin the previous kernel must fail.
 echo "== negative control: mmbatchctl without grub-set-default at arming"
+# shellcheck disable=SC2016 # the $ are mmbatchctl's
 sed 's/^\tif ! "\$(grub_tool set-default)" --boot-directory="\$boot_dir" "\$prev_entry" ||$/\tif ! true ||/' "$CTL" > "$T/broken-mmbatchctl"
 chmod +x "$T/broken-mmbatchctl"
 if cmp -s "$CTL" "$T/broken-mmbatchctl"; then
 	fail "negative control: the sed did not break mmbatchctl (its arming code changed?)"
 else
-	saved_failures=$test_failures
+	# The broken run's checks are not this test's: its counts are put back.
+	saved_failures=$test_failures saved_passes=$test_passes
 	CTL=$T/broken-mmbatchctl
 	suite > "$T/negative.log" 2>&1 || true
 	caught=$((test_failures - saved_failures))
-	test_failures=$saved_failures
+	test_failures=$saved_failures test_passes=$saved_passes
 	if [ "$caught" -gt 0 ]; then
 		pass "negative control: the broken mmbatchctl fails $caught check(s), e.g. $(grep -m1 FAIL "$T/negative.log" | sed 's/^ *FAIL: //')"
 	else
 		fail "negative control: the broken mmbatchctl passed every check"
 	fi
 fi
+test_summary

@@ -8,15 +8,14 @@
 # when the daemon's state cannot be read, smoke of a kernel that is not
 # installed; bad input is one line, exit 2, nothing changed.
 # Reads: MMBATCHD (default out/bin/mmbatchd: make daemon), MMBATCHCTL
-#   (default src/mmbatchctl/mmbatchctl), OUT, MBD_TMPDIR.
+#   (default src/mmbatchctl/mmbatchctl), OUT, TEST_TMPDIR.
+# shellcheck disable=SC2154 # VAR_out is set by capture
 set -eu
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 export TOP MMBATCHD=${MMBATCHD:-${OUT:-$TOP/out}/bin/mmbatchd}
 [ -x "$MMBATCHD" ] || { echo "ERROR: subcommands_test: no mmbatchd at $MMBATCHD (make daemon)" >&2; exit 2; }
-# mmbatchd refuses profiles below /tmp or any group/world-writable
-# directory: the temp dirs go under OUT (root's, 0755).
-export TMPDIR=${MBD_TMPDIR:-${OUT:-$TOP/out}/test-tmp}
-mkdir -p -m 0755 "$TMPDIR"
+# setup's scratch dir is under $OUT/test-tmp (mmbatchd refuses profiles
+# below /tmp or any group/world-writable directory).
 # shellcheck source=../mmbatchd/lib.sh
 . "$TOP/tests/mmbatchd/lib.sh"
 CTL=${MMBATCHCTL:-$TOP/src/mmbatchctl/mmbatchctl}
@@ -77,14 +76,15 @@ ctl() {
 	set -e
 }
 out() { cat "$T/$1.out"; }
-expect_match() { if [[ "$3" =~ $2 ]]; then pass "$1 (/$2/)"; else fail "$1: expected /$2/, got '$3'"; fi; }
+# flat NAME: the output on one line (for expect_match across lines).
+flat() { paste -sd' ' "$T/$1.out"; }
 present() { [ -e "$1" ] && echo present || echo absent; }
 knobs() { echo "$(knob proc/sys/vm/swappiness) $(knob proc/sys/vm/dirty_ratio)"; }
 calls() { paste -sd';' "$STUB/calls" 2>/dev/null || true; }
-snapshot() { { tree_sum; find "$STATE" -printf '%p %s\n' | sort; } | sha256sum; }
+snapshot() { { tree_sum "$ROOT"; find "$STATE" -printf '%p %s\n' | sort; } | sha256sum; }
 
 echo "== plan [PROFILE]: mmbatchd --plan, default /etc/mmbatch/mmbatchd.yaml (MMBATCHCTL_PROFILE)"
-before=$(tree_sum)
+before=$(tree_sum "$ROOT")
 plan="'vm.swappiness' (60) -> (30)
 'vm.dirty_ratio' (20) -> (15)
 'vm.nr_overcommit_hugepages' absent on this kernel (optional), skipped"
@@ -96,23 +96,24 @@ ctl plan2 plan "$PROFILES/p.yaml"
 expect_eq "plan PROFILE: exit and output" "0 $plan" "$RC $(out plan2)"
 ctl plan3 plan "$PROFILES/typo.yaml"
 expect_match "negative control: plan on an invalid profile: exit 2 and mmbatchd's FILE:LINE:COL error" \
-	"^2 $PROFILES/typo.yaml:2:3: .*vm.swapiness" "$RC $(out plan3)"
-expect_eq "plan: nothing written" "$before" "$(tree_sum)"
+	"^2 $PROFILES/typo.yaml:2:3: .*vm.swapiness" "$RC $(flat plan3)"
+expect_eq "plan: nothing written" "$before" "$(tree_sum "$ROOT")"
 
 echo "== verify [PROFILE]: mmbatchd --verify, exit 1 on drift"
 ctl verify1 verify
 expect_eq "negative control: verify before the profile is applied: exit 1 (drift)" 1 "$RC"
-expect_match "verify: lists the drifted keys" "drifted: 'vm.swappiness' live \(60\) profile \(30\).*drifted: 'vm.dirty_ratio' live \(20\) profile \(15\)" "$(out verify1 | tr '\n' ' ')"
-"$MMBATCHD" --once "$PROFILES/p.yaml" --root "$ROOT" --state-dir "$STATE" > "$T/once.log" 2>&1
+expect_match "verify: lists the drifted keys" "drifted: 'vm.swappiness' live \(60\) profile \(30\).*drifted: 'vm.dirty_ratio' live \(20\) profile \(15\)" "$(flat verify1)"
+capture rc "$MMBATCHD" --once "$PROFILES/p.yaml" --root "$ROOT" --state-dir "$STATE"
+expect_ok "mmbatchd --once" "$rc" "$rc_out"
 ctl verify2 verify "$PROFILES/p.yaml"
 expect_eq "verify after mmbatchd --once: exit 0" 0 "$RC"
 
 echo "== rollback without the service: mmbatchd --rollback"
 ctl rb1 rollback
 expect_eq "rollback (service inactive): exit" 0 "$RC"
-expect_match "rollback (service inactive): says which" "mmbatchd.service is not active \(inactive\): restoring the journal with mmbatchd --rollback" "$(out rb1)"
+expect_match "rollback (service inactive): says which" "mmbatchd.service is not active \(inactive\): restoring the journal with mmbatchd --rollback" "$(flat rb1)"
 expect_eq "rollback (service inactive): values back" "60 20" "$(knobs)"
-expect_eq "rollback (service inactive): journal" absent "$(present "$STATE/journal")"
+expect_absent "rollback (service inactive): journal" "$STATE/journal"
 expect_eq "rollback (service inactive): no systemctl stop" "is-active mmbatchd.service" "$(calls)"
 
 echo "== status without a daemon"
@@ -145,10 +146,10 @@ rm -rf "$STATE/canary"
 : > "$STUB/calls"
 ctl rb2 rollback
 expect_eq "rollback (service active): exit" 0 "$RC"
-expect_match "rollback (service active): says which" "mmbatchd.service is active: stopping it \(systemctl stop mmbatchd\).*rolled back: mmbatchd.service is stopped" "$(out rb2 | tr '\n' ' ')"
+expect_match "rollback (service active): says which" "mmbatchd.service is active: stopping it \(systemctl stop mmbatchd\).*rolled back: mmbatchd.service is stopped" "$(flat rb2)"
 expect_eq "rollback (service active): systemctl calls" "is-active mmbatchd.service;stop mmbatchd.service" "$(calls)"
 expect_eq "rollback (service active): values back" "60 20" "$(knobs)"
-expect_eq "rollback (service active): journal" absent "$(present "$STATE/journal")"
+expect_absent "rollback (service active): journal" "$STATE/journal"
 DAEMON_RC=0
 wait "$DAEMON_PID" || DAEMON_RC=$?
 DAEMON_PID=
@@ -158,6 +159,7 @@ expect_eq "rollback (service active): the daemon's exit" 0 "$DAEMON_RC"
 # always runs mmbatchd --rollback: the running daemon holds the state dir's
 # lock, so nothing is restored.
 echo "== negative control: a broken mmbatchctl whose rollback ignores mmbatchd.service"
+# shellcheck disable=SC2016 # the $ are mmbatchctl's
 sed 's/^\tif \[ "\$active" = active \]; then$/\tif false; then/' "$CTL" > "$T/broken-mmbatchctl"
 chmod 0755 "$T/broken-mmbatchctl"
 if cmp -s "$CTL" "$T/broken-mmbatchctl"; then
@@ -181,7 +183,7 @@ start_daemon "$PROFILES/never.yaml"
 echo "$DAEMON_PID" > "$STUB/pid"
 : > "$STUB/calls"
 ctl rb3 rollback
-expect_match "rollback under rollback: never: exit 2 and why" "^2 .*rollback: never.*nothing done" "$RC $(out rb3)"
+expect_match "rollback under rollback: never: exit 2 and why" "^2 .*rollback: never.*nothing done" "$RC $(flat rb3)"
 expect_eq "rollback under rollback: never: no systemctl stop" "is-active mmbatchd.service" "$(calls)"
 expect_eq "rollback under rollback: never: the daemon still runs" yes "$(kill -0 "$DAEMON_PID" 2>/dev/null && echo yes || echo no)"
 stop_daemon
@@ -191,17 +193,17 @@ echo "== negative control: status when mmbatchd cannot read its state"
 mv "$STATE/status.json" "$T/status.json.saved"
 mkdir "$STATE/status.json"
 ctl st4 status
-expect_match "status with an unreadable status.json: mmbatchd's exit 1 and its error" "^1 mmbatchd: cannot read $STATE/status.json" "$RC $(out st4)"
+expect_match "status with an unreadable status.json: mmbatchd's exit 1 and its error" "^1 mmbatchd: cannot read $STATE/status.json" "$RC $(flat st4)"
 rmdir "$STATE/status.json"
 
 echo "== smoke [--now] [KVER]: the pending mark, mmbatch-smoke at once"
 ctl sm1 smoke
 expect_eq "smoke (running kernel): exit" 0 "$RC"
-expect_eq "smoke (running kernel): pending mark" present "$(present "$STATE/pending/$K1")"
-expect_match "smoke (running kernel): says when" "queued: the smoke run of $K1 .* runs at the next boot .*or now with mmbatchctl smoke --now" "$(out sm1)"
+expect_exists "smoke (running kernel): pending mark" "$STATE/pending/$K1"
+expect_match "smoke (running kernel): says when" "queued: the smoke run of $K1 .* runs at the next boot .*or now with mmbatchctl smoke --now" "$(flat sm1)"
 ctl sm2 smoke "$K2"
 expect_eq "smoke KVER (installed): exit and mark" "0 present" "$RC $(present "$STATE/pending/$K2")"
-expect_match "smoke KVER: at its next boot" "runs at its next boot" "$(out sm2)"
+expect_match "smoke KVER: at its next boot" "runs at its next boot" "$(flat sm2)"
 rm -f "$STATE/pending/$K1"
 ctl sm3 smoke --now
 expect_eq "smoke --now: mmbatch-smoke's exit status" 1 "$RC"
@@ -210,11 +212,11 @@ expect_eq "smoke --now: mmbatch-smoke ran with no arguments, on the state dir an
 snap=$(snapshot)
 ctl sm4 smoke 7.0.0-absent
 expect_match "negative control: smoke of a kernel not installed: exit 2 and why" \
-	"^2 mmbatchctl: smoke: ERROR: kernel 7.0.0-absent is not installed \(.*/boot/vmlinuz-7.0.0-absent missing\)" "$RC $(out sm4)"
+	"^2 mmbatchctl: smoke: ERROR: kernel 7.0.0-absent is not installed \(.*/boot/vmlinuz-7.0.0-absent missing\)" "$RC $(flat sm4)"
 rm -f "$STUB/smoke"
 ctl sm5 smoke --now "$K2"
-expect_match "smoke --now of another kernel: exit 2 and why" "^2 .*--now runs the smoke on the running kernel \($K1\)" "$RC $(out sm5)"
-expect_eq "smoke --now of another kernel: mmbatch-smoke not run" absent "$(present "$STUB/smoke")"
+expect_match "smoke --now of another kernel: exit 2 and why" "^2 .*--now runs the smoke on the running kernel \($K1\)" "$RC $(flat sm5)"
+expect_absent "smoke --now of another kernel: mmbatch-smoke not run" "$STUB/smoke"
 expect_eq "smoke refusals: nothing written" "$snap" "$(snapshot)"
 
 echo "== bad input: one line, exit 2, nothing changed"
@@ -224,7 +226,7 @@ while IFS='|' read -r args msg; do
 	# shellcheck disable=SC2086 # args is a word list
 	ctl bad $args
 	expect_eq "'mmbatchctl $args': exit 2, one line" "2 1" "$RC $(wc -l < "$T/bad.out")"
-	expect_match "'mmbatchctl $args': message" "$msg" "$(out bad)"
+	expect_match "'mmbatchctl $args': message" "$msg" "$(flat bad)"
 	expect_eq "'mmbatchctl $args': nothing changed, systemctl not run" "$snap " "$(snapshot) $(calls)"
 done <<EOF
 frob|^mmbatchctl: unknown command 'frob'; see mmbatchctl --help$
@@ -240,3 +242,4 @@ smoke ../etc|^mmbatchctl: smoke: ERROR: bad kernel release '../etc'
 EOF
 ctl help status --help
 expect_eq "status --help: the usage on stdout, exit 0" "0 usage: mmbatchctl status [--json]" "$RC $(head -n 1 "$T/help.out")"
+test_summary
