@@ -223,11 +223,15 @@ fake_new() {
 
 # fake_run FAKE SCRIPT: SCRIPT on the fake host; output on stdout.
 fake_run() {
+	local rc=0
 	DOC_PATH=$BIN_DIR:$TOP/src/mmbatchctl:$TOP/src/mmbench:/usr/sbin:/usr/bin:/sbin:/bin \
 	MMBATCHD=$BIN_DIR/mmbatchd MMBENCH=$BIN_DIR/mmbench \
 	MMBATCHCTL_SMOKE=$TOP/src/mmbench/mmbatch-smoke MMBATCHCTL_KVER=$RUNNING_KVER \
 	MMBATCHCTL_REBOOT=true MMBATCHCTL_NOW=2026-12-01T12:00:00Z \
-		unshare -m --propagation private "$TOP/tests/docs/in-fake-host.sh" "$1" "$2" 2>&1
+		unshare -m --propagation private "$TOP/tests/docs/in-fake-host.sh" "$1" "$2" 2>&1 || rc=$?
+	# a block that ran gpg left its agent running
+	[ ! -d "$1/home/.gnupg" ] || GNUPGHOME=$1/home/.gnupg gpgconf --kill gpg-agent >/dev/null 2>&1 || true
+	return "$rc"
 }
 
 run_fake_block() {
