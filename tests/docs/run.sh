@@ -113,7 +113,10 @@ subst() {
 
 # --- links: every relative link of every page resolves (file, and #anchor
 # to a heading of it, slugged as GitHub does)
-slugs() { sed -n 's/^#\{1,6\} \+//p' "$1" | tr '[:upper:]' '[:lower:]' | sed 's/[^a-z0-9 _-]//g; s/ /-/g'; }
+slugs() {
+	awk '/^[ \t]*```/ { f = !f; next } !f && /^#+ / { sub(/^#+ +/, ""); print }' "$1" |
+		tr '[:upper:]' '[:lower:]' | sed 's/[^a-z0-9 _-]//g; s/ /-/g'
+}
 check_links() {
 	local d dir link path anchor bad=0 n=0
 	for d in "${docs[@]}"; do
