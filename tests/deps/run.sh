@@ -8,4 +8,6 @@ set -eu
 
 [ $# -eq 0 ] || { echo "usage: run.sh" >&2; exit 2; }
 here=$(cd "$(dirname "$0")" && pwd)
-exec "$here/../lib/run-suite.sh" "${TEST_STAGE:-deps}" - "$here"
+# The stage ONLY's STAGE/TEST words are matched against (default deps).
+export TEST_STAGE=${TEST_STAGE:-deps}
+exec "$here/../lib/run-suite.sh" "$TEST_STAGE" - "$here"

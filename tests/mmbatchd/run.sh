@@ -22,15 +22,23 @@ usage() {
 [ $# -le 1 ] || usage
 here=$(cd "$(dirname "$0")" && pwd)
 TOP=$(cd "$here/../.." && pwd)
-export TOP
+# The stage ONLY's STAGE/TEST words are matched against; when make does not
+# name it, the one whose recipe runs this: daemon (SAN=1 daemon-san),
+# daemon-valgrind, daemon-fuzz.
+case ${1:-suite} in
+suite) stage=daemon; [ "${SAN:-}" != 1 ] || stage=daemon-san ;;
+*) stage=daemon-$1 ;;
+esac
+TEST_STAGE=${TEST_STAGE:-$stage}
+export TOP TEST_STAGE
 case ${1:-suite} in
 suite)
 	if [ -z "${MMBATCHD:-}" ] || [ ! -x "$MMBATCHD" ] || [ -z "${MBD_UNIT_DIR:-}" ]; then usage; fi
 	export MMBATCHD
-	exec "$TOP/tests/lib/run-suite.sh" "${TEST_STAGE:-daemon}" "$MBD_UNIT_DIR" "$here"
+	exec "$TOP/tests/lib/run-suite.sh" "$TEST_STAGE" "$MBD_UNIT_DIR" "$here"
 	;;
 valgrind|fuzz)
-	TEST_NAME=${TEST_STAGE:-daemon-$1}
+	TEST_NAME=$TEST_STAGE
 	# shellcheck source=../lib/assert.sh
 	. "$TOP/tests/lib/assert.sh"
 	step "$1" bash "$here/$1.sh"

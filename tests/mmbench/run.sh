@@ -15,5 +15,10 @@ usage() { echo "usage: MMBENCH=BIN MMB_UNIT_DIR=DIR [MMBATCHD=BIN] run.sh" >&2; 
 if [ -z "${MMBENCH:-}" ] || [ ! -x "$MMBENCH" ] || [ -z "${MMB_UNIT_DIR:-}" ]; then usage; fi
 here=$(cd "$(dirname "$0")" && pwd)
 TOP=$(cd "$here/../.." && pwd)
-export MMBENCH MMBATCHD="${MMBATCHD:-}" TOP SAN="${SAN:-}"
-exec "$TOP/tests/lib/run-suite.sh" "${TEST_STAGE:-bench}" "$MMB_UNIT_DIR" "$here"
+# The stage ONLY's STAGE/TEST words are matched against; when make does not
+# name it: bench, or bench-san for SAN=1.
+stage=bench
+[ "${SAN:-}" != 1 ] || stage=bench-san
+TEST_STAGE=${TEST_STAGE:-$stage}
+export MMBENCH MMBATCHD="${MMBATCHD:-}" TOP SAN="${SAN:-}" TEST_STAGE
+exec "$TOP/tests/lib/run-suite.sh" "$TEST_STAGE" "$MMB_UNIT_DIR" "$here"

@@ -46,7 +46,10 @@ for unit in "$@"; do
 done
 [ -r "$files_list" ] || { echo "ERROR: units: cannot read the package list '$files_list'" >&2; exit 2; }
 
-TEST_NAME=${TEST_STAGE:-daemon-unit-file}
+# The stage ONLY's STAGE/TEST words are matched against (default
+# daemon-unit-file).
+TEST_STAGE=${TEST_STAGE:-daemon-unit-file}
+TEST_NAME=$TEST_STAGE
 # shellcheck source=../lib/assert.sh
 . "$top/tests/lib/assert.sh"
 scratch
