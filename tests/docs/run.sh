@@ -38,7 +38,11 @@
 # Also: every `make <target>` the pages show inline names a target of the
 # Makefile (kbuild's own bzImage and tinyconfig aside).
 #
-# Tests (ONLY='docs/TEST'): links, fences, targets, make, fake, host.
+# And every inline `mmbatchd ...`, `mmbench ...`, `mmbatchctl ...` names a
+# subcommand and options its --help lists; every `mmbatchd_NAME` metric is
+# one src/mmbatchd/status.c writes.
+#
+# Tests (ONLY='docs/TEST'): links, fences, targets, options, make, fake, host.
 # Reads: TOP, OUT, BIN_DIR (default $OUT/bin: mmbatchd, mmbench), BUILD
 # (the identity file of the build whose packages the host blocks install,
 # default $OUT/build/6.12-guest/mmbatch-build.env: META_DEB, IMAGE_DEB,
@@ -146,6 +150,38 @@ check_targets() {
 		grep -qxF -- "$t" <<<"$known" || { fail "a page shows \`make $t\`: no such target"; bad=1; }
 	done < <(cd "$TOP" && grep -oh '`make [a-zA-Z][a-zA-Z0-9_.-]*' "${docs[@]}" | sed 's/^`make //' | sort -u)
 	[ $bad -eq 1 ] || pass "targets: the $n make targets the pages name exist"
+}
+
+# --- options: every inline `mmbatchd ...`, `mmbench ...` or `mmbatchctl ...`
+# names a subcommand and options its --help lists; every metric name
+# `mmbatchd_NAME` is one status.c writes
+# shellcheck disable=SC2016 # the backticks are Markdown's
+check_options() {
+	local span prog rest w help bad=0 n=0
+	declare -A helps=(
+		[mmbatchd]="$("$BIN_DIR/mmbatchd" --help 2>&1)"
+		[mmbench]="$("$BIN_DIR/mmbench" --help 2>&1; "$BIN_DIR/mmbench" compare --help 2>&1)"
+		[mmbatchctl]="$("$TOP/src/mmbatchctl/mmbatchctl" --help 2>&1)")
+	while IFS= read -r span; do
+		n=$((n + 1))
+		prog=${span%% *} rest=${span#"$prog"}
+		help=${helps[$prog]}
+		read -r -a words <<<"$rest"
+		for w in "${words[@]}"; do
+			case $w in
+			--[a-z]*) w=${w%%=*}; w=${w%%[!a-z-]*} ;;
+			[a-z]*) # a subcommand: the first word, mmbench's and mmbatchctl's
+				if [ "$w" != "${words[0]}" ] || [ "$prog" = mmbatchd ]; then continue; fi ;;
+			*) continue ;;
+			esac
+			grep -qw -- "$w" <<<"$help" || { fail "a page shows \`$span\`: '$w' is not in $prog --help"; bad=1; }
+		done
+	done < <(cd "$TOP" && grep -oh '`\(mmbatchd\|mmbench\|mmbatchctl\)\( [^`]*\)\?`' "${docs[@]}" | tr -d '`' | sort -u)
+	while IFS= read -r w; do
+		n=$((n + 1))
+		grep -qF "\"${w#mmbatchd_}\"" "$TOP/src/mmbatchd/status.c" || { fail "a page names the metric $w: status.c writes no such metric"; bad=1; }
+	done < <(cd "$TOP" && grep -oh '`mmbatchd_[a-z_]*`' "${docs[@]}" | tr -d '`' | sort -u)
+	[ $bad -eq 1 ] || pass "options: the $n inline commands and metric names the pages show exist"
 }
 
 # --- the kinds of blocks
@@ -343,6 +379,7 @@ run_host_block() {
 selected links && check_links
 selected fences && check_fences
 selected targets && check_targets
+selected options && check_options
 
 declare -A fake_of=()
 host_ids=()
