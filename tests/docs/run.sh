@@ -57,6 +57,7 @@ BIN_DIR=${BIN_DIR:-$OUT/bin}
 export TOP OUT
 # shellcheck disable=SC2034 # read by assert.sh
 TEST_NAME=check-docs
+export TEST_STAGE=${TEST_STAGE:-docs}
 # shellcheck source=tests/lib/assert.sh
 . "$TOP/tests/lib/assert.sh"
 # shellcheck source=tools/kbuild/identity.sh
