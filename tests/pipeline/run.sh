@@ -1,153 +1,183 @@
 #!/bin/bash
 # `make check-pipeline`: the kernel pipeline's stages 1-4 on real sources
-# and on fixtures (tests/pipeline/fixtures/):
-#  0. SRC=PATH: a tarball and a git tree (own OUT), unpacked once, again only
-#     when they change; the base is read from the tree's Makefile; bad ones
-#     fail naming the path;
-#  1. patches-check passes on every base; the good fixture passes, the broken
-#     fixture reports each broken patch and each false MANIFEST claim;
-#  2. a series with a patch that cannot apply fails with
-#     `series: PATCH: hunk N FAILED at FILE:LINE` and leaves pristine source
-#     and existing trees untouched; a good extra patch lands in its own tree;
-#     a changed series re-dates only the files whose content changed;
-#  3. the names derived from the knobs (tree, build dir, release);
-#  4. a config fragment asking for impossible options fails listing each one,
-#     the previous .config untouched;
-#  5. `make kernel FLAVOR=guest` for 6.12, then 6.1 (ccache; these builds are
-#     reused by the packaging tests and the VM harness).
-# Reads: TOP, OUT, MAKE, PIPELINE_TESTS (subset of: source patches series
-#        dates names config kernel; default all).
+# and on fixtures (tests/pipeline/fixtures/). Tests (ONLY=pipeline/NAME):
+#  source    SRC=PATH: a tarball and a git tree (own OUT), unpacked once,
+#            again only when they change; the base is read from the tree's
+#            Makefile; bad ones fail naming the path;
+#  patches   patches-check passes on every base; the good fixture passes, the
+#            broken fixture reports each broken patch and each false MANIFEST
+#            claim;
+#  series    a series with a patch that cannot apply fails with
+#            `series: PATCH: hunk N FAILED at FILE:LINE` and leaves pristine
+#            source and existing trees untouched; a good extra patch lands in
+#            its own tree (named by the patch's hash);
+#  dates     a changed series re-dates only the files whose content changed;
+#  names     the names derived from the knobs (tree, build dir, release);
+#  config    a config fragment asking for impossible options fails listing
+#            each one, the previous .config untouched;
+#  identity  the build identity file (tools/kbuild/identity.sh) of a config in
+#            a scratch build dir: what it says, an image recorded for it kept
+#            by an unchanged config and dropped by a new one (NR_CPUS), bid_get
+#            of a missing key or file fails naming them;
+#  kernel    `make config` and `make kernel FLAVOR=guest` for 6.12, then 6.1
+#            (ccache; these builds are reused by the packaging tests and the
+#            VM harness); each build is then read through its identity file,
+#            by path (out/build/<base>-guest/mmbatch-build.env).
+# Reads: TOP, OUT, MAKE, ONLY (tests/lib/assert.sh's selector).
 set -eu
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 OUT=${OUT:-$TOP/out}
 export TOP OUT
+TEST_NAME=${TEST_STAGE:-pipeline}
 make_cmd=${MAKE:-make}
-. "$TOP/tests/pipeline/lib.sh"
 fx=$TOP/tests/pipeline/fixtures
 kb=$TOP/tools/kbuild
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+# shellcheck source=tests/lib/assert.sh
+. "$TOP/tests/lib/assert.sh"
 # shellcheck source=tests/lib/knobs.sh
 . "$TOP/tests/lib/knobs.sh"
-unset_pipeline_knobs
-wanted() { [ -z "${PIPELINE_TESTS:-}" ] || [[ " $PIPELINE_TESTS " == *" $1 "* ]]; }
+unset_pipeline_knobs KB_IDENTITY_OUT
+# Its pure helpers (kb_patch_hash, kb_series_*) and identity.sh's bid_get;
+# after the knobs are unset (lib.sh sets PATCHES_ROOT's default).
+# shellcheck source=tools/kbuild/lib.sh
+. "$kb/lib.sh"
+scratch
+# The identity test's kconfig work dir (config.sh keeps it by build dir name).
+remove_kconfig_dir() { rm -rf "$OUT/build/.kconfig/pipeline-identity"; }
+# shellcheck disable=SC2034 # run by tests/lib/assert.sh's EXIT trap
+cleanup_hook=remove_kconfig_dir
 
-if wanted source; then
+sha() { sha256sum | cut -c1-64; }
+# pristine BASE: the unpacked pristine source of BASE (stage 1, made when
+# missing), found where the layout puts it: out/src/BASE/pristine/linux-*.
+pristine() {
+	local d
+	BASE=$1 "$kb/source.sh" >/dev/null 2>&1
+	for d in "$OUT/src/$1/pristine"/linux-*; do [ -f "$d/Makefile" ] && echo "$d"; done
+}
+
+if selected source; then
 	echo "== source: SRC= a tarball and a git tree (tiny trees, own OUT)"
-	t=$tmp/source
+	t=$T/source
 	mkdir -p "$t/linux-6.12.999/mm" "$t/git"
 	printf 'VERSION = 6\nPATCHLEVEL = 12\nSUBLEVEL = 999\nEXTRAVERSION =\n' >"$t/linux-6.12.999/Makefile"
 	echo v1 >"$t/linux-6.12.999/mm/file.c"
 	tar -C "$t" -czf "$t/linux-6.12.999.tar.gz" linux-6.12.999
 	src() { SRC=$1 OUT=$t/out "$kb/source.sh" 2>"$t/src.err"; }
 	p=$(src "$t/linux-6.12.999.tar.gz")
-	assert_eq "tarball: unpacked tree named by the Makefile's version" linux-6.12.999 "${p##*/}"
-	assert_eq "tarball: content" v1 "$(cat "$p/mm/file.c" 2>&1)"
+	expect_eq "tarball: unpacked tree named by the Makefile's version" linux-6.12.999 "${p##*/}"
+	expect_eq "tarball: content" v1 "$(cat "$p/mm/file.c" 2>&1)"
 	p2=$(src "$t/linux-6.12.999.tar.gz")
-	assert_eq "tarball: same path again" "$p" "$p2"
-	assert_contains "tarball: not unpacked twice" "$t/src.err" "unpacked already"
+	expect_eq "tarball: same path again" "$p" "$p2"
+	expect_contains "tarball: not unpacked twice" "unpacked already" "@$t/src.err"
 	echo v2 >"$t/linux-6.12.999/mm/file.c"
 	tar -C "$t" -czf "$t/linux-6.12.999.tar.gz" linux-6.12.999
 	touch -d '+1 min' "$t/linux-6.12.999.tar.gz"
 	p=$(src "$t/linux-6.12.999.tar.gz")
-	assert_eq "tarball: a changed tarball is unpacked again" v2 "$(cat "$p/mm/file.c" 2>&1)"
-	assert_eq "tarball: base for the series (read from the Makefile)" 6.12 \
+	expect_eq "tarball: a changed tarball is unpacked again" v2 "$(cat "$p/mm/file.c" 2>&1)"
+	# kb_init itself is under test here: the base it derives from SRC.
+	expect_eq "tarball: base for the series (read from the Makefile)" 6.12 \
 		"$(SRC=$t/linux-6.12.999.tar.gz OUT=$t/out bash -c '. "$0/lib.sh"; kb_init >/dev/null 2>&1; echo "$KB_BASE"' "$kb")"
 	cp -a "$t/linux-6.12.999/." "$t/git/"
 	git -C "$t/git" init -q && git -C "$t/git" add -A &&
 		git -C "$t/git" -c user.name=t -c user.email=t@t commit -qm one
 	p=$(src "$t/git")
-	assert_eq "git tree: copied, named by the Makefile's version" "linux-6.12.999 v2" "${p##*/} $(cat "$p/mm/file.c" 2>&1)"
-	assert_eq "git tree: .git not copied" absent "$([ -e "$p/.git" ] && echo present || echo absent)"
+	expect_eq "git tree: copied, named by the Makefile's version" "linux-6.12.999 v2" "${p##*/} $(cat "$p/mm/file.c" 2>&1)"
+	expect_absent "git tree: .git not copied" "$p/.git"
 	src "$t/git" >/dev/null
-	assert_contains "git tree: same HEAD, not copied again" "$t/src.err" "unpacked already"
+	expect_contains "git tree: same HEAD, not copied again" "unpacked already" "@$t/src.err"
 	echo v3 >"$t/git/mm/file.c"
 	git -C "$t/git" -c user.name=t -c user.email=t@t commit -qam two
 	p=$(src "$t/git")
-	assert_eq "git tree: a new commit is copied again" v3 "$(cat "$p/mm/file.c" 2>&1)"
+	expect_eq "git tree: a new commit is copied again" v3 "$(cat "$p/mm/file.c" 2>&1)"
 	echo dirty >"$t/git/mm/file.c"
 	p=$(src "$t/git")
-	assert_eq "git tree: uncommitted changes are copied too" dirty "$(cat "$p/mm/file.c" 2>&1)"
+	expect_eq "git tree: uncommitted changes are copied too" dirty "$(cat "$p/mm/file.c" 2>&1)"
 	rc=0; src "$t/nonexistent" >/dev/null || rc=$?
-	assert_status "SRC that does not exist" 1 $rc
-	assert_contains "SRC that does not exist: names it" "$t/src.err" "SRC='$t/nonexistent' does not exist"
+	expect_status "SRC that does not exist" 1 "$rc"
+	expect_contains "SRC that does not exist: names it" "SRC='$t/nonexistent' does not exist" "@$t/src.err"
 	mkdir -p "$t/two/a" "$t/two/b"
 	tar -C "$t/two" -czf "$t/two.tar.gz" a b
 	rc=0; src "$t/two.tar.gz" >/dev/null || rc=$?
-	assert_status "tarball without one kernel directory" 1 $rc
-	assert_contains "tarball without one kernel directory: names it" "$t/src.err" "$t/two.tar.gz does not hold one kernel directory"
+	expect_status "tarball without one kernel directory" 1 "$rc"
+	expect_contains "tarball without one kernel directory: names it" "$t/two.tar.gz does not hold one kernel directory" "@$t/src.err"
 fi
 
-if wanted patches; then
+if selected patches; then
 	echo "== patches-check: every base of patches/"
-	rc=0; "$kb/patches-check.sh" >"$tmp/pc.out" 2>&1 || rc=$?
-	sed 's/^/    /' "$tmp/pc.out"
-	assert_status "patches-check (patches/)" 0 $rc
+	rc=0; "$kb/patches-check.sh" >"$T/pc.out" 2>&1 || rc=$?
+	sed 's/^/    /' "$T/pc.out"
+	expect_status "patches-check (patches/)" 0 "$rc"
 	for base in $(find "$TOP/patches" -mindepth 1 -maxdepth 1 -type d -printf '%f\n' | grep -E '^[0-9]+\.[0-9]+$'); do
-		assert_contains "patches-check summary" "$tmp/pc.out" "$base ok"
+		expect_contains "patches-check summary" "$base ok" "@$T/pc.out"
 	done
 
 	echo "== patches-check: good fixture"
-	rc=0; PATCHES_ROOT=$fx/patches-good "$kb/patches-check.sh" >"$tmp/good.out" 2>&1 || rc=$?
-	assert_status "patches-check (good fixture)" 0 $rc
-	assert_line "good fixture" "$tmp/good.out" "patches-check 6.12: 0001-fixture-comment.patch: applied"
-	assert_line "good fixture" "$tmp/good.out" "patches-check 6.12: change fixture-migrate-batch (in-base, upstream 6.3): already in base"
-	assert_line "good fixture" "$tmp/good.out" "patches-check 6.12: change fixture-comment (patched by 0001-fixture-comment.patch): patched (1 verify lines: absent before, present after)"
+	rc=0; PATCHES_ROOT=$fx/patches-good "$kb/patches-check.sh" >"$T/good.out" 2>&1 || rc=$?
+	expect_status "patches-check (good fixture)" 0 "$rc"
+	expect_line "good fixture" "patches-check 6.12: 0001-fixture-comment.patch: applied" "@$T/good.out"
+	expect_line "good fixture" "patches-check 6.12: change fixture-migrate-batch (in-base, upstream 6.3): already in base" "@$T/good.out"
+	expect_line "good fixture" "patches-check 6.12: change fixture-comment (patched by 0001-fixture-comment.patch): patched (1 verify lines: absent before, present after)" "@$T/good.out"
 
 	echo "== patches-check: broken fixture"
-	rc=0; PATCHES_ROOT=$fx/patches-broken "$kb/patches-check.sh" >"$tmp/broken.out" 2>&1 || rc=$?
-	assert_status "patches-check (broken fixture)" 1 $rc
-	assert_line "broken fixture" "$tmp/broken.out" "patches-check 6.12: 0001-fixture-comment.patch: applied"
-	assert_line "broken fixture" "$tmp/broken.out" "patches-check 6.12: 0002-fixture-broken-context.patch: FAILED"
-	assert_line "broken fixture" "$tmp/broken.out" "  series: 0002-fixture-broken-context.patch: hunk 2 FAILED at CREDITS:198"
-	assert_line "broken fixture" "$tmp/broken.out" "patches-check 6.12: change fixture-false-in-base (in-base, upstream 6.3): FAILED"
-	assert_line "broken fixture" "$tmp/broken.out" "patches-check 6.12: change fixture-already-there (patched by 0001-fixture-comment.patch): FAILED"
-	assert_line "broken fixture" "$tmp/broken.out" "  verify README '^Linux kernel$' already matches before the series"
-	assert_line "broken fixture" "$tmp/broken.out" "patches-check: 6.12 FAILED"
+	rc=0; PATCHES_ROOT=$fx/patches-broken "$kb/patches-check.sh" >"$T/broken.out" 2>&1 || rc=$?
+	expect_status "patches-check (broken fixture)" 1 "$rc"
+	expect_line "broken fixture" "patches-check 6.12: 0001-fixture-comment.patch: applied" "@$T/broken.out"
+	expect_line "broken fixture" "patches-check 6.12: 0002-fixture-broken-context.patch: FAILED" "@$T/broken.out"
+	expect_line "broken fixture" "  series: 0002-fixture-broken-context.patch: hunk 2 FAILED at CREDITS:198" "@$T/broken.out"
+	expect_line "broken fixture" "patches-check 6.12: change fixture-false-in-base (in-base, upstream 6.3): FAILED" "@$T/broken.out"
+	expect_line "broken fixture" "patches-check 6.12: change fixture-already-there (patched by 0001-fixture-comment.patch): FAILED" "@$T/broken.out"
+	expect_line "broken fixture" "  verify README '^Linux kernel$' already matches before the series" "@$T/broken.out"
+	expect_line "broken fixture" "patches-check: 6.12 FAILED" "@$T/broken.out"
 
 	echo "== patches-check: malformed MANIFEST"
-	mkdir -p "$tmp/bad/6.12"
-	printf 'change: x\nstatus: maybe\n' >"$tmp/bad/6.12/MANIFEST"
-	rc=0; PATCHES_ROOT=$tmp/bad "$kb/patches-check.sh" >"$tmp/bad.out" 2>&1 || rc=$?
-	assert_status "patches-check (malformed MANIFEST)" 2 $rc
-	assert_contains "malformed MANIFEST" "$tmp/bad.out" "$tmp/bad/6.12/MANIFEST:2: change x: status must be patched or in-base, got \"maybe\""
+	mkdir -p "$T/bad/6.12"
+	printf 'change: x\nstatus: maybe\n' >"$T/bad/6.12/MANIFEST"
+	rc=0; PATCHES_ROOT=$T/bad "$kb/patches-check.sh" >"$T/bad.out" 2>&1 || rc=$?
+	expect_status "patches-check (malformed MANIFEST)" 2 "$rc"
+	expect_contains "malformed MANIFEST" "$T/bad/6.12/MANIFEST:2: change x: status must be patched or in-base, got \"maybe\"" "@$T/bad.out"
 fi
 
-if wanted series; then
+if selected series; then
 	echo "== series: a patch that cannot apply"
-	BASE=6.12 "$kb/source.sh" >/dev/null 2>&1
-	pristine=$(BASE=6.12 "$kb/source.sh" 2>/dev/null)
-	tree=$(BASE=6.12 "$kb/series.sh" 2>/dev/null)
+	pristine=$(pristine 6.12)
+	# The patched 6.12 tree, where the layout puts it (BASE=6.12, PATCHES=1).
+	tree=$OUT/tree/6.12-mmbatch
+	rc=0; BASE=6.12 "$kb/series.sh" >"$T/series0.out" 2>&1 || rc=$?
+	expect_status "series.sh BASE=6.12" 0 "$rc"
+	expect_eq "series.sh BASE=6.12: last line, the tree" "$tree" "$(tail -n 1 "$T/series0.out")"
 	# The whole pristine tree; of the existing tree its stamp and the files
 	# the fixture series touches.
 	tree_state() { cat "$tree/.mmbatch-tree" "$tree/README" "$tree/CREDITS" | sha256sum | cut -c1-16; }
 	before_p=$(tree_sum "$pristine"); before_t=$(tree_state)
 	rc=0; BASE=6.12 EXTRA_PATCHES="$fx/patches-broken/6.12/0001-fixture-comment.patch $fx/patches-broken/6.12/0002-fixture-broken-context.patch" \
-		"$kb/series.sh" >"$tmp/series.out" 2>&1 || rc=$?
-	assert_status "series.sh with a broken patch" 1 $rc
-	assert_line "series.sh message" "$tmp/series.out" "series: 0002-fixture-broken-context.patch: hunk 2 FAILED at CREDITS:198"
-	assert_eq "pristine checksum after the failed series" "$before_p" "$(tree_sum "$pristine")"
-	assert_eq "existing tree checksum after the failed series" "$before_t" "$(tree_state)"
+		"$kb/series.sh" >"$T/series.out" 2>&1 || rc=$?
+	expect_status "series.sh with a broken patch" 1 "$rc"
+	expect_line "series.sh message" "series: 0002-fixture-broken-context.patch: hunk 2 FAILED at CREDITS:198" "@$T/series.out"
+	expect_eq "pristine checksum after the failed series" "$before_p" "$(tree_sum "$pristine")"
+	expect_eq "existing tree checksum after the failed series" "$before_t" "$(tree_state)"
 	left=$(find "$OUT/tree" -mindepth 1 -maxdepth 1 -name '6.12-mmbatch-x*' -type d -printf '%f ')
-	assert_eq "half-made trees left behind" "" "$left"
+	expect_eq "half-made trees left behind" "" "$left"
 
 	echo "== series: a patch that applies, in its own tree"
-	nseries=$(. "$kb/lib.sh"; BASE=6.12 kb_init; grep -c . <<<"$KB_SERIES_ENTRIES" || true)
-	rc=0; BASE=6.12 EXTRA_PATCHES="$fx/patches-good/6.12/0001-fixture-comment.patch" "$kb/series.sh" >"$tmp/good-series.out" 2>&1 || rc=$?
-	assert_status "series.sh with a good extra patch" 0 $rc
-	xtree=$(tail -n1 "$tmp/good-series.out")
-	case "$xtree" in "$OUT"/tree/6.12-mmbatch-x*) pass "extra tree is separately named: ${xtree#"$OUT"/}" ;;
-		*) fail "extra tree: expected $OUT/tree/6.12-mmbatch-x<sha8>, got '$xtree'" ;; esac
-	assert_eq "fixture line in the extra tree" 1 "$(grep -c 'mmbatch pipeline test fixture' "$xtree/README" || true)"
-	assert_eq "fixture lines in pristine README after a good series" 0 "$(grep -c 'mmbatch pipeline test fixture' "$pristine/README")"
-	rc=0; BASE=6.12 EXTRA_PATCHES="$fx/patches-good/6.12/0001-fixture-comment.patch" "$kb/series.sh" >"$tmp/again.out" 2>&1 || rc=$?
-	assert_contains "second run reuses the tree (stamp)" "$tmp/again.out" "(up to date, $((nseries + 1)) patches)"
-	case "$xtree" in "$OUT"/tree/6.12-mmbatch-x*) rm -rf "$xtree" "$xtree.lock" ;; esac
+	good=$fx/patches-good/6.12/0001-fixture-comment.patch
+	nseries=$(kb_series_entries "$TOP/patches/6.12" | grep -c . || true)
+	# Its tree is named by the hash of the extra patches (-x<sha8>).
+	xtree=$OUT/tree/6.12-mmbatch-x$(kb_patch_hash "$good" | cut -c1-8)
+	rc=0; BASE=6.12 EXTRA_PATCHES="$good" "$kb/series.sh" >"$T/good-series.out" 2>&1 || rc=$?
+	expect_status "series.sh with a good extra patch" 0 "$rc"
+	expect_exists "extra tree is separately named (${xtree#"$OUT"/})" "$xtree/.mmbatch-tree"
+	expect_eq "series.sh with a good extra patch: last line, its tree" "$xtree" "$(tail -n 1 "$T/good-series.out")"
+	expect_eq "fixture line in the extra tree" 1 "$(grep -c 'mmbatch pipeline test fixture' "$xtree/README" || true)"
+	expect_eq "fixture lines in pristine README after a good series" 0 "$(grep -c 'mmbatch pipeline test fixture' "$pristine/README")"
+	rc=0; BASE=6.12 EXTRA_PATCHES="$good" "$kb/series.sh" >"$T/again.out" 2>&1 || rc=$?
+	expect_contains "second run reuses the tree (stamp)" "(up to date, $((nseries + 1)) patches)" "@$T/again.out"
+	rm -rf "$xtree" "$xtree.lock"
 fi
 
-if wanted dates; then
+if selected dates; then
 	echo "== series: file dates across series changes (tiny SRC tree, own OUT)"
-	t=$tmp/dates
+	t=$T/dates
 	mkdir -p "$t/src/sub" "$t/patches/6.12" "$t/a/sub" "$t/b/sub"
 	printf 'VERSION = 6\nPATCHLEVEL = 12\nSUBLEVEL = 0\nEXTRAVERSION =\n' >"$t/src/Makefile"
 	printf 'one\ntwo\nthree\n' >"$t/src/sub/a.h"
@@ -166,68 +196,129 @@ if wanted dates; then
 	sleep 1.1
 	mkpatch 0002-b.patch sub/b.c 's/beta/BETA2/'
 	read -r a2 b2 <<<"$(dates)"
-	assert_eq "a.h date after only 0002 changed (content same)" "$a1" "$a2"
-	[ "$b2" -gt "$b1" ] && pass "b.c dated anew after 0002 changed ($b1 -> $b2)" || fail "b.c date: expected > $b1, got $b2"
+	expect_eq "a.h date after only 0002 changed (content same)" "$a1" "$a2"
+	if [ "$b2" -gt "$b1" ]; then pass "b.c dated anew after 0002 changed ($b1 -> $b2)"; else fail "b.c date: expected > $b1, got $b2"; fi
 	sleep 1.1
 	printf '0002-b.patch\n' >"$t/patches/6.12/series"
 	read -r a3 _ <<<"$(dates)"
-	assert_eq "a.h content after 0001 was dropped" "two" "$(sed -n 2p "$t/out/tree/"src-*-mmbatch/sub/a.h)"
-	[ "$a3" -gt "$a2" ] && pass "a.h (back to pristine) dated anew ($a2 -> $a3), not 1000000000" || fail "a.h date: expected > $a2, got $a3"
+	expect_eq "a.h content after 0001 was dropped" "two" "$(sed -n 2p "$t/out/tree/"src-*-mmbatch/sub/a.h)"
+	if [ "$a3" -gt "$a2" ]; then pass "a.h (back to pristine) dated anew ($a2 -> $a3), not 1000000000"; else fail "a.h date: expected > $a2, got $a3"; fi
 fi
 
-if wanted names; then
+if selected names; then
+	# kb_init itself is under test here: the names it derives from the knobs.
 	echo "== names derived from the knobs"
 	names() {
-		(set -eu; . "$kb/lib.sh"; kb_init >/dev/null 2>&1
+		(set -eu; kb_init >/dev/null 2>&1
 		 echo "${KB_TREE#"$OUT"/} ${KB_BUILD#"$OUT"/} $KB_RELEASE")
 	}
-	v612=$(BASE=6.12 "$kb/source.sh" 2>/dev/null); v612=${v612##*/linux-}
-	sv=$(. "$kb/lib.sh"; kb_series_version "$TOP/patches/6.12")
-	assert_eq "BASE=6.12 FLAVOR=guest" "tree/6.12-mmbatch build/6.12-guest $v612-mmbatch$sv-guest" "$(BASE=6.12 FLAVOR=guest names)"
-	assert_eq "PATCHES=0 NR_CPUS=64 FLAVOR=cloud LOCALVERSION=+t1" "tree/6.12-vanilla build/6.12-cloud-nr64-vanilla $v612-vanilla-cloud-nr64+t1" \
+	v612=$(pristine 6.12); v612=${v612##*/linux-}
+	sv=$(kb_series_version "$TOP/patches/6.12")
+	expect_eq "BASE=6.12 FLAVOR=guest" "tree/6.12-mmbatch build/6.12-guest $v612-mmbatch$sv-guest" "$(BASE=6.12 FLAVOR=guest names)"
+	expect_eq "PATCHES=0 NR_CPUS=64 FLAVOR=cloud LOCALVERSION=+t1" "tree/6.12-vanilla build/6.12-cloud-nr64-vanilla $v612-vanilla-cloud-nr64+t1" \
 		"$(BASE=6.12 PATCHES=0 NR_CPUS=64 FLAVOR=cloud LOCALVERSION=+t1 names)"
-	rc=0; (. "$kb/lib.sh"; FLAVOR=desktop kb_init) >"$tmp/knob.out" 2>&1 || rc=$?
-	assert_status "FLAVOR=desktop" 1 $rc
-	assert_line "FLAVOR=desktop" "$tmp/knob.out" "ERROR: FLAVOR='desktop': expected cloud, generic or guest"
+	rc=0; (FLAVOR=desktop kb_init) >"$T/knob.out" 2>&1 || rc=$?
+	expect_status "FLAVOR=desktop" 1 "$rc"
+	expect_line "FLAVOR=desktop" "ERROR: FLAVOR='desktop': expected cloud, generic or guest" "@$T/knob.out"
 fi
 
-if wanted config; then
+if selected config; then
 	echo "== config: a fragment asking for impossible options"
-	fbuild=$(. "$kb/lib.sh"; BASE=6.12 FLAVOR=guest FRAGMENTS="$fx/config/impossible.config" kb_init; echo "$KB_BUILD")
+	frag=$fx/config/impossible.config
+	# FRAGMENTS get their own build dir, named by their hash (-f<sha8>).
+	fbuild=$OUT/build/6.12-guest-f$(kb_patch_hash "$frag" | cut -c1-8)
 	rm -rf "$fbuild"
-	rc=0; BASE=6.12 FLAVOR=guest FRAGMENTS="$fx/config/impossible.config" "$kb/config.sh" >"$tmp/config.out" 2>&1 || rc=$?
-	assert_status "config.sh with impossible.config" 1 $rc
-	assert_line "config failure" "$tmp/config.out" \
-		"config: CONFIG_MMBATCH_FIXTURE_NO_SUCH_OPTION requested =y, got 'is not set' (no such symbol in Kconfig) [$fx/config/impossible.config:4]"
-	assert_contains "config failure" "$tmp/config.out" "config: CONFIG_KVM_INTEL requested =y, got 'is not set' (depends on "
-	case "$fbuild" in "$OUT"/build/6.12-guest-f*) pass "FRAGMENTS get their own build dir: ${fbuild#"$OUT"/}" ;;
-		*) fail "FRAGMENTS build dir: expected $OUT/build/6.12-guest-f<sha8>, got '$fbuild'" ;; esac
-	assert_eq "files left in $fbuild after the failed config" "" "$(ls -A "$fbuild" 2>/dev/null)"
-	assert_eq "build dir exists after the failed config" no "$([ -e "$fbuild" ] && echo yes || echo no)"
+	rc=0; BASE=6.12 FLAVOR=guest FRAGMENTS="$frag" "$kb/config.sh" >"$T/config.out" 2>&1 || rc=$?
+	expect_status "config.sh with impossible.config" 1 "$rc"
+	expect_line "config failure" \
+		"config: CONFIG_MMBATCH_FIXTURE_NO_SUCH_OPTION requested =y, got 'is not set' (no such symbol in Kconfig) [$frag:4]" "@$T/config.out"
+	expect_contains "config failure" "config: CONFIG_KVM_INTEL requested =y, got 'is not set' (depends on " "@$T/config.out"
+	expect_contains "FRAGMENTS get their own build dir (${fbuild#"$OUT"/})" "$fbuild/.config unchanged" "@$T/config.out"
+	expect_eq "files left in $fbuild after the failed config" "" "$(ls -A "$fbuild" 2>/dev/null)"
+	expect_absent "build dir after the failed config" "$fbuild"
 fi
 
-if wanted kernel; then
+if selected identity; then
+	echo "== identity: the build identity of a config in a scratch build dir (KB_BUILD_DIR)"
+	pristine=$(pristine 6.12)
+	BASE=6.12 "$kb/series.sh" >/dev/null 2>&1
+	dir=$T/pipeline-identity
+	id=$dir/mmbatch-build.env
+	sv=$(kb_series_version "$TOP/patches/6.12")
+	release=${pristine##*/linux-}-mmbatch$sv-guest
+	idconfig() { env BASE=6.12 FLAVOR=guest KB_BUILD_DIR="$dir" KB_IDENTITY_OUT="$T/id.path" "$@" "$kb/config.sh" >"$T/id.out" 2>&1; }
+	rc=0; idconfig || rc=$?
+	expect_ok "config.sh BASE=6.12 FLAVOR=guest into $dir" "$rc" "@$T/id.out"
+	expect_eq "KB_IDENTITY_OUT: the identity file's path" "$id" "$(cat "$T/id.path" 2>&1)"
+	expect_line "identity: version line" "IDENTITY_VERSION=1" "@$id"
+	for kv in "KERNELRELEASE=$release" BASE=6.12 FLAVOR=guest "TREE=$OUT/tree/6.12-mmbatch" "BUILD_DIR=$dir" "CONFIG=$dir/.config"; do
+		expect_eq "identity ${kv%%=*}" "${kv#*=}" "$(bid_get "$id" "${kv%%=*}" 2>&1)"
+	done
+	hash1=$(sha <"$dir/.config")
+	expect_eq "identity CONFIG_HASH = sha256 of the .config" "$hash1" "$(bid_get "$id" CONFIG_HASH 2>&1)"
+	rc=0; out=$(bid_get "$id" IMAGE 2>&1) || rc=$?
+	expect_fails "bid_get IMAGE of a config not built yet: names file and key" "^ERROR: build identity $(re_quote "$id"): IMAGE is not set" "$rc" "$out"
+
+	echo "== identity: an image recorded for this config, then the same config again, then NR_CPUS=4 into the same dir"
+	# What build.sh records after a build (an image of this .config).
+	mkdir -p "$dir/arch/x86/boot"
+	echo "not a kernel: stands for the bzImage of the first config" >"$dir/arch/x86/boot/bzImage"
+	ihash=$(sha <"$dir/arch/x86/boot/bzImage")
+	(bid_update "$id" IMAGE="$dir/arch/x86/boot/bzImage" IMAGE_HASH="$ihash") || fail "bid_update $id IMAGE=... IMAGE_HASH=... failed"
+	rm -f "$T/id.path"
+	rc=0; idconfig || rc=$?
+	expect_ok "config.sh again, same knobs" "$rc" "@$T/id.out"
+	expect_contains "config.sh again, same knobs" "config: $release: up to date" "@$T/id.out"
+	expect_eq "KB_IDENTITY_OUT after an up-to-date config" "$id" "$(cat "$T/id.path" 2>&1)"
+	expect_eq "identity IMAGE kept by an unchanged config" "$dir/arch/x86/boot/bzImage" "$(bid_get "$id" IMAGE 2>&1)"
+	expect_eq "identity IMAGE_HASH kept by an unchanged config" "$ihash" "$(bid_get "$id" IMAGE_HASH 2>&1)"
+	rc=0; idconfig NR_CPUS=4 || rc=$?
+	expect_ok "config.sh NR_CPUS=4 into the same dir" "$rc" "@$T/id.out"
+	hash2=$(sha <"$dir/.config")
+	expect_line "the new .config" "CONFIG_NR_CPUS=4" "@$dir/.config"
+	expect_eq "identity CONFIG_HASH = sha256 of the new .config" "$hash2" "$(bid_get "$id" CONFIG_HASH 2>&1)"
+	expect_eq "identity KERNELRELEASE of the new config" "${release}-nr4" "$(bid_get "$id" KERNELRELEASE 2>&1)"
+	expect_eq "identity KNOB_NR_CPUS and NR_CPUS" "4 4" "$(bid_get "$id" KNOB_NR_CPUS 2>&1) $(bid_get "$id" NR_CPUS 2>&1)"
+	expect_no_match "identity after a new config: no image of the old one" '^IMAGE(_HASH)?=' "@$id"
+	rc=0; out=$(bid_get "$id" IMAGE 2>&1) || rc=$?
+	expect_fails "bid_get IMAGE after a new config: names file and key" "^ERROR: build identity $(re_quote "$id"): IMAGE is not set" "$rc" "$out"
+	rc=0; out=$(bid_get "$T/nonexistent/mmbatch-build.env" KERNELRELEASE 2>&1) || rc=$?
+	expect_fails "bid_get of a missing file: names it" "^ERROR: build identity $(re_quote "$T/nonexistent/mmbatch-build.env"): no such file" "$rc" "$out"
+	rc=0; out=$(bid_get "$dir/.config" KERNELRELEASE 2>&1) || rc=$?
+	expect_fails "bid_get of a file that is no identity: names it" "^ERROR: build identity $(re_quote "$dir/.config"): not an identity file" "$rc" "$out"
+fi
+
+if selected kernel; then
 	# 6.12 first, then 6.1 (ccache makes the second run of each quick).
 	for base in 6.12 6.1; do
 		echo "== make kernel BASE=$base FLAVOR=guest"
-		rc=0; $make_cmd --no-print-directory -C "$TOP" config BASE=$base FLAVOR=guest >"$tmp/cfg-$base.out" 2>&1 || rc=$?
-		assert_status "make config BASE=$base FLAVOR=guest" 0 $rc
-		assert_eq "make config: last line" "$OUT/build/$base-guest/.config" "$(tail -n1 "$tmp/cfg-$base.out")"
+		# The build of these knobs, and its identity file, by path.
+		bdir=$OUT/build/$base-guest
+		id=$bdir/mmbatch-build.env
+		rc=0; $make_cmd --no-print-directory -C "$TOP" config BASE=$base FLAVOR=guest >"$T/cfg-$base.out" 2>&1 || rc=$?
+		expect_status "make config BASE=$base FLAVOR=guest" 0 "$rc"
+		expect_eq "make config: last line" "$bdir/.config" "$(tail -n1 "$T/cfg-$base.out")"
+		expect_eq "identity after make config: CONFIG" "$bdir/.config" "$(bid_get "$id" CONFIG 2>&1)"
 		set +e
-		$make_cmd --no-print-directory -C "$TOP" kernel BASE=$base FLAVOR=guest 2>&1 | tee "$tmp/k-$base.out" | grep --line-buffered -E '^(build|config|series): '
+		$make_cmd --no-print-directory -C "$TOP" kernel BASE=$base FLAVOR=guest 2>&1 | tee "$T/k-$base.out" | grep --line-buffered -E '^(build|config|series): '
 		rc=${PIPESTATUS[0]}
 		set -e
-		assert_status "make kernel BASE=$base FLAVOR=guest" 0 $rc
-		image=$(tail -n1 "$tmp/k-$base.out")
-		assert_eq "make kernel: last line" "$OUT/build/$base-guest/arch/x86/boot/bzImage" "$image"
-		# shellcheck disable=SC1090
-		(. "$OUT/build/$base-guest/mmbatch-build.env"; echo "$KERNELRELEASE") >"$tmp/rel" 2>/dev/null || echo "(no env file)" >"$tmp/rel"
-		release=$(cat "$tmp/rel")
-		case "$release" in "$base".*-mmbatch[0-9]*-guest) pass "release $release" ;;
-			*) fail "release: expected $base.N-mmbatch<SERIES_VERSION>-guest, got '$release'" ;; esac
-		assert_contains "file $image" <(file -b "$image" 2>&1) "Linux kernel x86 boot executable bzImage, version $release "
-		assert_contains "config report" "$OUT/build/$base-guest/config-report.txt" "release:      $release"
-		assert_line "guest .config" "$OUT/build/$base-guest/.config" "CONFIG_ADVISE_SYSCALLS=y"
+		expect_status "make kernel BASE=$base FLAVOR=guest" 0 "$rc"
+		expect_eq "make kernel: last line" "$bdir/arch/x86/boot/bzImage" "$(tail -n1 "$T/k-$base.out")"
+		image=$(bid_get "$id" IMAGE 2>&1 || true)
+		expect_eq "identity IMAGE" "$bdir/arch/x86/boot/bzImage" "$image"
+		expect_eq "identity IMAGE_HASH = sha256 of the bzImage" "$(sha <"$image" 2>&1)" "$(bid_get "$id" IMAGE_HASH 2>&1)"
+		expect_eq "identity CONFIG_HASH = sha256 of the .config" "$(sha <"$bdir/.config")" "$(bid_get "$id" CONFIG_HASH 2>&1)"
+		expect_eq "identity BUILD_DIR" "$bdir" "$(bid_get "$id" BUILD_DIR 2>&1)"
+		release=$(bid_get "$id" KERNELRELEASE 2>&1 || true)
+		expect_match "release" "^$(re_quote "$base")\.[0-9]+-mmbatch[0-9]+-guest\$" "$release"
+		expect_eq "identity KERNELRELEASE = the build's kernel.release" "$(cat "$bdir/include/config/kernel.release" 2>&1)" "$release"
+		expect_contains "file $image" "Linux kernel x86 boot executable bzImage, version $release " "$(file -b "$image" 2>&1)"
+		expect_contains "config report" "release:      $release" "@$bdir/config-report.txt"
+		expect_line "guest .config" "CONFIG_ADVISE_SYSCALLS=y" "@$bdir/.config"
+		rc=0; BASE=$base FLAVOR=guest "$kb/config.sh" >"$T/cfg2-$base.out" 2>&1 || rc=$?
+		expect_contains "config.sh again after the build" "config: $release: up to date" "@$T/cfg2-$base.out"
+		expect_eq "identity IMAGE kept by an unchanged config" "$image" "$(bid_get "$id" IMAGE 2>&1)"
 	done
 fi
 
