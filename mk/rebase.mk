@@ -1,7 +1,8 @@
 # Rebase check: the series of a base against another Debian source release
 # of the same base (a stable update): per-patch applied/fuzz/FAILED, MANIFEST
 # claims on the new tree, then the guest kernel of the new source through the
-# normal pipeline. Logic in tools/kbuild/rebase-check.sh; README "Rebase check".
+# pipeline's stage scripts, read back by its identity file. Logic in
+# tools/kbuild/rebase-check.sh; docs/building/rebase.md.
 #
 # Knobs: NEW_SRC=tarball|tree|linux-source-X.Y=VERSION|file.deb (required),
 # REBASE_BUILD=0 (check only), REBASE_FUZZ=N (fuzz factor tried after
@@ -9,12 +10,12 @@
 
 export NEW_SRC REBASE_BUILD REBASE_FUZZ
 
-## kernel: rebase-check  NEW_SRC=tarball|tree|linux-source-6.12=VER|x.deb: series + MANIFEST on another release, then its guest build (out/rebase/<ver>/REPORT.md)
+## kernel: rebase-check  NEW_SRC=tarball|tree|linux-source-6.12=VER|x.deb: series + MANIFEST on another release, then its guest build (out/rebase/<ver>/REPORT.md names its identity file)
 PHONY += rebase-check
 rebase-check: | deps-kernel deps-rebase
 	@$(TOP)/tools/kbuild/rebase-check.sh
 
-## test: check-rebase  rebase-check on fixtures (fuzz, FAILED hunk, broken in-base claim) and on an older Debian 6.12 release (no build)
+## test: check-rebase  rebase-check on fixtures (fuzz, FAILED hunk, broken in-base claim; stub stage scripts for the build step) and on an older Debian 6.12 release (no build) (ONLY=rebase/clean|deb|fuzz|broken|claim|input|real)
 PHONY += check-rebase
 check-rebase: | deps-kernel deps-rebase
 	@$(TOP)/tests/rebase/run.sh

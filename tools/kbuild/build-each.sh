@@ -4,8 +4,11 @@
 # k patches is configured and built. The prefixes go in as EXTRA_PATCHES of
 # the vanilla variant (PATCHES=0), so each gets its own tree and build
 # directory and the same dry-run/apply checks as any build; the last one is
-# the ordinary patched build. Prints one line per patch, exit 1 if any fails.
-# Reads: BASES (default "6.1 6.12"), FLAVOR (default guest), MAKE, TOP, OUT,
+# the ordinary patched build. Each runs the stage scripts source, series,
+# config and build (what `make kernel` runs) and is read back through its
+# identity file (KB_IDENTITY_OUT). Prints one line per patch with the
+# release and the bzImage, exit 1 if any fails.
+# Reads: BASES (default "6.1 6.12"), FLAVOR (default guest), TOP, OUT,
 #        and the pipeline's knobs (NR_CPUS, CCACHE, JOBS...).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
@@ -13,7 +16,17 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 bases=${BASES:-6.1 6.12}
 flavor=${FLAVOR:-guest}
-make_k() { ${MAKE:-make} -C "$TOP" --no-print-directory -s kernel FLAVOR="$flavor" "$@"; }
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+# build_k VAR=VALUE...: the four stages with those knobs; the identity
+# file's path in $scratch/identity.
+build_k() {
+	local stage
+	rm -f "$scratch/identity"
+	for stage in source series config build; do
+		env FLAVOR="$flavor" KB_IDENTITY_OUT="$scratch/identity" "$@" "$here/$stage.sh" || return
+	done
+}
 
 failed=0 lines=()
 for base in $bases; do
@@ -28,13 +41,15 @@ for base in $bases; do
 		t0=$SECONDS log=$OUT/logs/build-each-$base-$((i + 1)).log
 		mkdir -p "$OUT/logs"
 		kb_note "build-each: $base: building the series up to $name"
+		rc=0
 		if [ $((i + 1)) -eq ${#entries[@]} ]; then
-			make_k BASE="$base" >"$log" 2>&1 && rc=0 || rc=$?
+			build_k BASE="$base" PATCHES=1 EXTRA_PATCHES= >"$log" 2>&1 || rc=$?
 		else
-			make_k BASE="$base" PATCHES=0 EXTRA_PATCHES="${prefix[*]}" >"$log" 2>&1 && rc=0 || rc=$?
+			build_k BASE="$base" PATCHES=0 EXTRA_PATCHES="${prefix[*]}" >"$log" 2>&1 || rc=$?
 		fi
-		if [ "$rc" = 0 ]; then
-			lines+=("build-each: $base $name: builds ($((SECONDS - t0)) s, $(tail -n 1 "$log"))")
+		id=$(cat "$scratch/identity" 2>/dev/null || true)
+		if [ "$rc" = 0 ] && image=$(bid_get "$id" IMAGE 2>>"$log") && release=$(bid_get "$id" KERNELRELEASE 2>>"$log"); then
+			lines+=("build-each: $base $name: builds ($((SECONDS - t0)) s, $release, $image)")
 		else
 			lines+=("build-each: $base $name: FAILED (log: $log)")
 			tail -n 15 "$log" >&2
