@@ -31,6 +31,24 @@ PHONY += kernel
 kernel: config
 	@$(KBUILD_DIR)/build.sh
 
+# The guest kernels the test stages share, one per base, each with its
+# identity file at a fixed path, $(call guest_build,BASE) (what stages read,
+# e.g. BUILD=$(call guest_build,6.12)): built by the stage scripts with
+# BASE=<base> FLAVOR=guest and every other pipeline knob unset
+# (tests/lib/knobs.sh), whatever the make command line says.
+GUEST_BASES := 6.12 6.1
+guest_build = $(OUT)/build/$(1)-guest/mmbatch-build.env
+GUEST_KERNELS := $(addprefix guest-kernel-,$(GUEST_BASES))
+
+## kernel: guest-kernels  the guest kernels of every base in GUEST_BASES (6.12 6.1), each recorded in out/build/<base>-guest/mmbatch-build.env
+PHONY += guest-kernels
+guest-kernels: $(GUEST_KERNELS)
+
+## kernel: guest-kernel-<base>  source, series, config and build of <base>'s guest kernel, the other knobs unset; prints its identity file
+PHONY += $(GUEST_KERNELS)
+$(GUEST_KERNELS): guest-kernel-%: | deps-kernel
+	@bash -c '. "$(TOP)/tests/lib/knobs.sh" && unset_pipeline_knobs && export BASE=$* FLAVOR=guest && for s in source series config build; do "$(KBUILD_DIR)/$$s.sh" >/dev/null || exit; done' && echo $(call guest_build,$*)
+
 ## kernel: patches-check  every base: each patch applies, MANIFEST verify lines hold
 PHONY += patches-check
 patches-check: | deps-kernel

@@ -1,33 +1,48 @@
 # Packaging (stages 5 and 6 of the kernel pipeline): DEB and RPM from one
 # kernel build, the mmbatchd packages, linting, the chroot install test and
 # the reproducibility check. Scripts live in tools/pkg/, templates and specs
-# in specs/, waivers in specs/lint/.
+# in specs/, waivers in specs/lint/, the test stage in tests/packages/.
+#
+# A build is named by its identity file, BUILD=out/build/<name>/mmbatch-build.env
+# (tools/kbuild/identity.sh); packaging records the package paths in it.
+# Without BUILD, `make packages` and `make packages-lint` take the build of the
+# kbuild knobs (BASE, FLAVOR, ...), building it first.
 
-## build: packages  kernel DEB+RPM (image, headers, dbg when debug info) and mmbatchd DEB+RPM into out/packages/; prints the paths
+## build: packages  kernel DEB+RPM (image, headers, dbg when debug info) and mmbatchd DEB+RPM of BUILD=FILE (default: the knobs' build, made first) into out/packages/; skipped when already packaged; prints the paths
 PHONY += packages
-packages: kernel tools man | deps-packages
-	@$(TOP)/tools/pkg/packages.sh
+packages: $(if $(BUILD),,kernel) tools man | deps-packages
+	@$(TOP)/tools/pkg/packages.sh --from-knobs
 MAIN_TARGETS += packages
+
+## build: guest-packages  package every guest kernel (guest-packages-<base> for GUEST_BASES)
+PHONY += guest-packages
+GUEST_PACKAGES := $(addprefix guest-packages-,$(GUEST_BASES))
+guest-packages: $(GUEST_PACKAGES)
+
+## build: guest-packages-<base>  package <base>'s guest kernel: BUILD=out/build/<base>-guest/mmbatch-build.env tools/pkg/packages.sh (what the test stages depend on)
+PHONY += $(GUEST_PACKAGES)
+$(GUEST_PACKAGES): guest-packages-%: guest-kernel-% tools man | deps-packages
+	@BUILD=$(call guest_build,$*) $(TOP)/tools/pkg/packages.sh
 
 ## build: mmbatchd-pkg  the mmbatchd DEB+RPM only (no kernel build) into out/packages/; prints the paths
 PHONY += mmbatchd-pkg
 mmbatchd-pkg: tools man | deps-packages
 	@$(TOP)/tools/pkg/mmbatchd-pkg.sh
 
-## build: packages-lint  lintian + rpmlint (waivers in specs/lint/) on the packages of BASE/FLAVOR
+## build: packages-lint  lintian + rpmlint (waivers in specs/lint/) on the packages of BUILD=FILE (default: the knobs' build)
 PHONY += packages-lint
 packages-lint: packages
-	@$(TOP)/tools/pkg/check.sh lint
+	@$(TOP)/tools/pkg/lint.sh --from-knobs
 
 ## build: pkg-chroot  the cached Debian 12 test chroot tarball (tools/pkg/mkchroot.sh); prints its path
 PHONY += pkg-chroot
 pkg-chroot: | deps-packages
 	@$(TOP)/tools/pkg/mkchroot.sh tarball
 
-## test: check-packages  guest packages of both bases: lint, contents, chroot install/purge with dracut, RPM scripts and payload
+## test: check-packages  guest packages of both bases: lint, contents (and a broken DEB rejected), RPM scripts and payload, chroot install/purge with dracut, the build identity (ONLY=packages/<test>)
 PHONY += check-packages
-check-packages: tools | deps-packages
-	@$(TOP)/tools/pkg/check.sh all
+check-packages: guest-packages | deps-packages
+	@PKG_TEST_BUILDS="$(foreach b,$(GUEST_BASES),$(call guest_build,$(b)))" $(TOP)/tests/packages/run.sh
 
 ## test: repro-check  build the guest flavor twice from clean trees (out/repro/a, b) and compare every package byte for byte
 PHONY += repro-check

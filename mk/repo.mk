@@ -17,7 +17,7 @@ PHONY += repo
 repo: | deps-repo
 	@$(TOP)/tools/repo/mkrepo.sh
 
-## test: check-repo  throwaway key: signed repos of the 6.12 guest packages, apt install + upgrade to a newer series in the chroot, tampered signatures rejected, rpm -K, expired Release rejected
+## test: check-repo  throwaway key: signed repos of the 6.12 guest packages, apt install + upgrade to a newer series in the chroot, tampered signatures rejected, rpm -K, expired Release rejected (ONLY=repo/<test>)
 PHONY += check-repo
-check-repo: tools | deps-repo deps-packages
-	@$(TOP)/tests/repo/run.sh
+check-repo: guest-packages-6.12 | deps-repo deps-packages
+	@BUILD=$(call guest_build,6.12) $(TOP)/tests/repo/run.sh

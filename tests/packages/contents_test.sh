@@ -1,50 +1,48 @@
 #!/bin/bash
 # Content checks of one kernel build's packages (dpkg-deb -c / -f / -I,
-# rpm -qlp / -q --provides) and, with a second manifest, the mmbatchd ones.
-#   contents_test.sh out/packages/kernel-<kver>.paths [out/packages/mmbatchd.paths]
-# Exit 1 when any check fails; every check prints expected and actual.
+# rpm -qlp / -q --provides) and, with --mmbatchd, of the mmbatchd packages
+# the same identity file records.
+#   contents_test.sh [--mmbatchd] BUILD
+# BUILD: the build's identity file (tools/kbuild/identity.sh), packaged
+# (tools/pkg/packages.sh). Every check prints expected and actual; exit 1
+# when any fails.
 set -eu
 
-usage() { echo "usage: contents_test.sh KERNEL.paths [MMBATCHD.paths]" >&2; exit 2; }
-[ $# -ge 1 ] && [ $# -le 2 ] && [ -r "$1" ] || usage
+usage() { echo "usage: contents_test.sh [--mmbatchd] out/build/<name>/mmbatch-build.env" >&2; exit 2; }
+with_mmbatchd=0
+[ "${1:-}" != --mmbatchd ] || { with_mmbatchd=1; shift; }
+[ $# -eq 1 ] && [ -r "$1" ] || usage
+build=$1
 . "$(dirname "$0")/lib.sh"
 
-# load_paths FILE: the manifest's KEY=PATH lines as variables.
-load_paths() {
-	local key path
-	while IFS='=' read -r key path; do
-		[[ "$key" =~ ^[A-Z_]+$ ]] || { echo "ERROR: $1: bad line '$key=$path'" >&2; exit 2; }
-		printf -v "$key" '%s' "$path"
-	done <"$1"
-}
-
-# deb_list DEB: installed paths ("/x", symlinks as "/x -> target").
-deb_list() { dpkg-deb -c "$1" | awk '{ $1 = $2 = $3 = $4 = $5 = ""; sub(/^ +\./, ""); print }' | sed 's|/$||'; }
-
-IMAGE_DEB='' HEADERS_DEB='' DBG_DEB='' META_DEB='' KERNEL_RPM='' DEVEL_RPM='' DEBUGINFO_RPM=''
-load_paths "$1"
-kver=$(dpkg-deb -f "$IMAGE_DEB" Package | sed 's/^linux-image-//')
+IMAGE_DEB=$(pk_get "$build" IMAGE_DEB) HEADERS_DEB=$(pk_get "$build" HEADERS_DEB)
+KERNEL_RPM=$(pk_get "$build" KERNEL_RPM) DEVEL_RPM=$(pk_get "$build" DEVEL_RPM)
+# Only some builds have these (debug info, series releases): empty otherwise.
+DBG_DEB=$(bid_get "$build" DBG_DEB 2>/dev/null || true)
+DEBUGINFO_RPM=$(bid_get "$build" DEBUGINFO_RPM 2>/dev/null || true)
+META_DEB=$(bid_get "$build" META_DEB 2>/dev/null || true)
+kver=$(pk_kver "$IMAGE_DEB")
 flavor=${kver##*-}
 base=$(echo "$kver" | cut -d. -f1-2)
-kre=$(t_re "$kver")
-echo "$T_NAME: kernel $kver"
+kre=$(re_quote "$kver")
+echo "$TEST_NAME: kernel $kver ($build)"
 
 echo "- image DEB $(basename "$IMAGE_DEB")"
 list=$(deb_list "$IMAGE_DEB")
 for f in /boot/vmlinuz-$kver /boot/System.map-$kver /boot/config-$kver /lib/modules/$kver/modules.builtin \
 	/usr/share/doc/linux-image-$kver/config-report.txt /usr/share/doc/linux-image-$kver/copyright \
 	/usr/share/doc/linux-image-$kver/changelog.Debian.gz; do
-	t_has "image DEB" "$list" "$f"
+	expect_line "image DEB" "$f" "$list"
 done
-t_lacks "image DEB" "$list" "^/lib/modules/$kre/(build|source)"
-t_eq "image file name" "linux-image-${kver}_$kver-1_amd64.deb" "$(basename "$IMAGE_DEB")"
-t_eq "image Depends" "kmod, dracut" "$(dpkg-deb -f "$IMAGE_DEB" Depends)"
+expect_no_match "image DEB" "^/lib/modules/$kre/(build|source)" "$list"
+expect_eq "image file name" "linux-image-${kver}_$kver-1_amd64.deb" "$(basename "$IMAGE_DEB")"
+expect_eq "image Depends" "kmod, dracut" "$(dpkg-deb -f "$IMAGE_DEB" Depends)"
 for s in preinst postinst prerm postrm; do
-	t_match "image $s" "$(dpkg-deb -I "$IMAGE_DEB" "$s")" \
-		'run-parts --report --exit-on-error --arg="\$kver" --arg="\$image" "/etc/kernel/\$script.d"'
+	expect_match "image $s" 'run-parts --report --exit-on-error --arg="\$kver" --arg="\$image" "/etc/kernel/\$script.d"' \
+		"$(dpkg-deb -I "$IMAGE_DEB" "$s")"
 done
 report=$(dpkg-deb --fsys-tarfile "$IMAGE_DEB" | tar -xOf - "./usr/share/doc/linux-image-$kver/config-report.txt")
-t_match "config report" "$report" "^release: +$kre\$"
+expect_match "config report" "^release: +$kre\$" "$report"
 
 echo "- headers DEB $(basename "$HEADERS_DEB")"
 list=$(deb_list "$HEADERS_DEB")
@@ -52,79 +50,77 @@ hdr=/usr/src/linux-headers-$kver
 for f in "$hdr/Makefile" "$hdr/.config" "$hdr/include/config/auto.conf" "$hdr/include/generated/autoconf.h" \
 	"$hdr/scripts/basic/fixdep" "$hdr/scripts/mod/modpost" "$hdr/arch/x86/include/generated/uapi/asm/unistd_64.h" \
 	"/lib/modules/$kver/build -> $hdr"; do
-	t_has "headers DEB" "$list" "$f"
+	expect_line "headers DEB" "$f" "$list"
 done
-t_lacks "headers DEB" "$list" '\.o$|/\.[^/]*\.cmd$'
+expect_no_match "headers DEB" '\.o$|/\.[^/]*\.cmd$' "$list"
 
 echo "- debug package"
 config=$(dpkg-deb --fsys-tarfile "$IMAGE_DEB" | tar -xOf - "./boot/config-$kver")
 if [[ $'\n'"$config"$'\n' == *$'\nCONFIG_DEBUG_INFO=y\n'* ]]; then
-	t_file "dbg DEB" "$DBG_DEB"
-	t_has "dbg DEB" "$(deb_list "$DBG_DEB")" "/usr/lib/debug/lib/modules/$kver/vmlinux"
-	t_file "debuginfo RPM" "$DEBUGINFO_RPM"
+	expect_file "dbg DEB" "$DBG_DEB"
+	expect_line "dbg DEB" "/usr/lib/debug/lib/modules/$kver/vmlinux" "$(deb_list "$DBG_DEB")"
+	expect_file "debuginfo RPM" "$DEBUGINFO_RPM"
 else
-	t_eq "dbg DEB without debug info (CONFIG_DEBUG_INFO unset)" "" "$DBG_DEB"
-	t_eq "debuginfo RPM without debug info" "" "$DEBUGINFO_RPM"
+	expect_eq "dbg DEB without debug info (CONFIG_DEBUG_INFO unset)" "" "$DBG_DEB"
+	expect_eq "debuginfo RPM without debug info" "" "$DEBUGINFO_RPM"
 fi
 
 echo "- meta-package"
 if [[ "$kver" =~ ^([0-9][0-9.]*)-mmbatch([0-9]+)-(.+)$ ]]; then
 	up=${BASH_REMATCH[1]} series=${BASH_REMATCH[2]} suffix=${BASH_REMATCH[3]}
 	mver=$up+mmbatch$series-1 meta=linux-image-mmbatch-${up%.*}-$suffix
-	t_eq "meta file name" "${meta}_${mver}_amd64.deb" "$(basename "$META_DEB")"
-	t_eq "meta Depends (this release's image, exactly)" "linux-image-$kver (= $kver-1)" \
+	expect_eq "meta file name" "${meta}_${mver}_amd64.deb" "$(basename "$META_DEB")"
+	expect_eq "meta Depends (this release's image, exactly)" "linux-image-$kver (= $kver-1)" \
 		"$(dpkg-deb -f "$META_DEB" Depends 2>&1)"
-	t_eq "meta payload (docs only)" "/usr/share/doc/$meta/changelog.Debian.gz /usr/share/doc/$meta/copyright" \
+	expect_eq "meta payload (docs only)" "/usr/share/doc/$meta/changelog.Debian.gz /usr/share/doc/$meta/copyright" \
 		"$(deb_list "$META_DEB" 2>&1 | grep -v '/$' | awk '$0 !~ /^(\/usr(\/share(\/doc(\/linux-image-mmbatch-[^/]*)?)?)?)?$/' | tr '\n' ' ' | sed 's/ $//')"
 	# The version must sort above the previous series and upstream release
 	# and below the next ones, or `apt-get upgrade` goes the wrong way.
 	for older in "$up+mmbatch$((series - 1))-1" "$up+mmbatch$series-0" "${up%.*}.$((${up##*.} - 1))+mmbatch$((series + 1))-1"; do
-		t_eq "meta version $mver > $older" yes "$(dpkg --compare-versions "$mver" gt "$older" && echo yes || echo no)"
+		expect_eq "meta version $mver > $older" yes "$(dpkg --compare-versions "$mver" gt "$older" && echo yes || echo no)"
 	done
 	for newer in "$up+mmbatch$((series + 1))-1" "${up%.*}.$((${up##*.} + 1))+mmbatch1-1"; do
-		t_eq "meta version $mver < $newer" yes "$(dpkg --compare-versions "$mver" lt "$newer" && echo yes || echo no)"
+		expect_eq "meta version $mver < $newer" yes "$(dpkg --compare-versions "$mver" lt "$newer" && echo yes || echo no)"
 	done
 else
-	t_eq "no meta-package for a non-series release ($kver)" "" "$META_DEB"
+	expect_eq "no meta-package for a non-series release ($kver)" "" "$META_DEB"
 fi
 
 echo "- kernel RPM $(basename "$KERNEL_RPM")"
-t_match "RPM file name (flavor, series, version)" "$(basename "$KERNEL_RPM")" \
-	"^mmbatch-kernel-$(t_re "$base")-$flavor-[0-9.]+-(mmbatch[0-9]+|vanilla)[a-z0-9.]*\.x86_64\.rpm\$"
+expect_match "RPM file name (flavor, series, version)" "^mmbatch-kernel-$(re_quote "$base")-$flavor-[0-9.]+-(mmbatch[0-9]+|vanilla)[a-z0-9.]*\.x86_64\.rpm\$" \
+	"$(basename "$KERNEL_RPM")"
 list=$(rpm -qlp "$KERNEL_RPM" 2>/dev/null)
 for f in /lib/modules/$kver/vmlinuz /lib/modules/$kver/System.map /lib/modules/$kver/config \
 	/lib/modules/$kver/modules.builtin /boot/vmlinuz-$kver /boot/initramfs-$kver.img; do
-	t_has "kernel RPM" "$list" "$f"
+	expect_line "kernel RPM" "$f" "$list"
 done
-t_match "kernel RPM docs" "$list" "^/usr/share/doc/mmbatch-kernel-$(t_re "$base")-$flavor-.*/config-report.txt\$"
-t_lacks "kernel RPM" "$list" "^/lib/modules/$kre/build\$"
-t_has "kernel RPM provides" "$(rpm -qp --provides "$KERNEL_RPM" 2>/dev/null)" "installonlypkg(kernel)"
-t_has "kernel RPM ghosts" "$(rpm -qp --qf '[%{FILEFLAGS:fflags} %{FILENAMES}\n]' "$KERNEL_RPM" 2>/dev/null)" \
-	"g /boot/initramfs-$kver.img"
+expect_match "kernel RPM docs" "^/usr/share/doc/mmbatch-kernel-$(re_quote "$base")-$flavor-.*/config-report.txt\$" "$list"
+expect_no_match "kernel RPM" "^/lib/modules/$kre/build\$" "$list"
+expect_line "kernel RPM provides" "installonlypkg(kernel)" "$(rpm -qp --provides "$KERNEL_RPM" 2>/dev/null)"
+expect_line "kernel RPM ghosts" "g /boot/initramfs-$kver.img" \
+	"$(rpm -qp --qf '[%{FILEFLAGS:fflags} %{FILENAMES}\n]' "$KERNEL_RPM" 2>/dev/null)"
 list=$(rpm -qlp "$DEVEL_RPM" 2>/dev/null)
-t_has "devel RPM" "$list" "/usr/src/kernels/$kver/Makefile"
-t_has "devel RPM" "$list" "/lib/modules/$kver/build"
+expect_line "devel RPM" "/usr/src/kernels/$kver/Makefile" "$list"
+expect_line "devel RPM" "/lib/modules/$kver/build" "$list"
 
-if [ $# -eq 2 ]; then
-	MMBATCHD_DEB='' MMBATCHD_RPM=''
-	load_paths "$2"
+if [ $with_mmbatchd = 1 ]; then
+	MMBATCHD_DEB=$(pk_get "$build" MMBATCHD_DEB) MMBATCHD_RPM=$(pk_get "$build" MMBATCHD_RPM)
 	echo "- mmbatchd DEB $(basename "$MMBATCHD_DEB")"
 	list=$(deb_list "$MMBATCHD_DEB")
 	for f in /usr/sbin/mmbatchd /usr/bin/mmbench /etc/mmbatch/mmbatchd.yaml /lib/systemd/system/mmbatchd.service \
 		/usr/share/mmbatch/profiles/default.yaml /usr/sbin/mmbatchctl /lib/systemd/system/mmbatch-canary.service; do
-		t_has "mmbatchd DEB" "$list" "$f"
+		expect_line "mmbatchd DEB" "$f" "$list"
 	done
-	t_has "mmbatchd conffiles" "$(dpkg-deb -I "$MMBATCHD_DEB" conffiles)" /etc/mmbatch/mmbatchd.yaml
-	t_match "mmbatchd postinst" "$(dpkg-deb -I "$MMBATCHD_DEB" postinst)" 'deb-systemd-helper enable "\$unit"'
+	expect_line "mmbatchd conffiles" /etc/mmbatch/mmbatchd.yaml "$(dpkg-deb -I "$MMBATCHD_DEB" conffiles)"
+	expect_match "mmbatchd postinst" 'deb-systemd-helper enable "\$unit"' "$(dpkg-deb -I "$MMBATCHD_DEB" postinst)"
 	conf=$(dpkg-deb --fsys-tarfile "$MMBATCHD_DEB" | tar -xOf - ./etc/mmbatch/mmbatchd.yaml)
-	t_match "mmbatchd.yaml" "$conf" '^include: \[default\.yaml\]$'
+	expect_match "mmbatchd.yaml" '^include: \[default\.yaml\]$' "$conf"
 	echo "- mmbatchd RPM $(basename "$MMBATCHD_RPM")"
 	list=$(rpm -qp --qf '[%{FILEFLAGS:fflags} %{FILENAMES}\n]' "$MMBATCHD_RPM" 2>/dev/null)
-	t_has "mmbatchd RPM" "$list" "cn /etc/mmbatch/mmbatchd.yaml"
-	t_has "mmbatchd RPM" "$list" " /usr/sbin/mmbatchd"
-	t_has "mmbatchd RPM" "$list" " /lib/systemd/system/mmbatchd.service"
-	t_has "mmbatchd RPM" "$list" " /usr/sbin/mmbatchctl"
-	t_has "mmbatchd RPM" "$list" " /lib/systemd/system/mmbatch-canary.service"
-	t_match "mmbatchd RPM %post" "$(rpm -qp --scripts "$MMBATCHD_RPM" 2>/dev/null)" 'for unit in mmbatchd.service'
+	expect_line "mmbatchd RPM" "cn /etc/mmbatch/mmbatchd.yaml" "$list"
+	expect_line "mmbatchd RPM" " /usr/sbin/mmbatchd" "$list"
+	expect_line "mmbatchd RPM" " /lib/systemd/system/mmbatchd.service" "$list"
+	expect_line "mmbatchd RPM" " /usr/sbin/mmbatchctl" "$list"
+	expect_line "mmbatchd RPM" " /lib/systemd/system/mmbatch-canary.service" "$list"
+	expect_match "mmbatchd RPM %post" 'for unit in mmbatchd.service' "$(rpm -qp --scripts "$MMBATCHD_RPM" 2>/dev/null)"
 fi
-t_done

@@ -1,5 +1,5 @@
 #!/bin/bash
-# shellcheck disable=SC2154  # rc and rc_out are set by rt_run (printf -v)
+# shellcheck disable=SC2154  # rc and rc_out are set by capture (printf -v)
 # The apt Release of tools/repo/mkrepo.sh expires (freeze/replay attacks: a
 # mirror that keeps serving an old, correctly signed Release). With a tiny
 # .deb made here (no kernel build) and a throwaway key:
@@ -26,7 +26,7 @@ usage() { echo "usage: expiry_test.sh" >&2; exit 2; }
 . "$(dirname "$0")/lib.sh"
 mkchroot=$TOP/tools/pkg/mkchroot.sh
 
-rt_work repo-expiry-test
+rt_work
 repo=$work/repo
 chroot_repo=/srv/mmbatch-repo
 probe=mmbatch-expiry-probe
@@ -46,7 +46,7 @@ deb=$work/${probe}_1_all.deb
 rt_make_key "$work/key" "mmbatch expiry test key"
 # mkrepo ENV...: publish the probe into $repo with ENV; status in rc.
 mkrepo() {
-	rt_run rc env -u REPO_VALID_DAYS REPO_KEY="$work/key/key.asc" REPO_OUT="$repo" \
+	capture rc env -u REPO_VALID_DAYS REPO_KEY="$work/key/key.asc" REPO_OUT="$repo" \
 		REPO_URL="file://$chroot_repo" "$@" "$MKREPO" "$deb"
 }
 rel=$repo/deb/dists/bookworm
@@ -61,33 +61,25 @@ span() {
 	fi
 }
 # later WHAT FROM TO: TO is a later date than FROM.
-later() {
-	local s
-	s=$(span "$2" "$3")
-	if [[ "$s" =~ ^[0-9]+$ ]] && [ "$s" -gt 0 ]; then
-		t_pass "$1: '$2' -> '$3'"
-	else
-		t_fail "$1: expected a later date than '$2', got '$3' ($s s)"
-	fi
-}
+later() { expect_match "$1: '$2' -> '$3', seconds later" '^[1-9][0-9]*$' "$(span "$2" "$3")"; }
 tree_sums() { (cd "$1" && find . -type f -print0 | sort -z | xargs -0 sha256sum); }
 
 echo "- REPO_VALID_DAYS refusals (nothing written)"
 for bad in 0 -1 abc 7d 08 3651; do
 	rm -rf "$repo"
 	mkrepo REPO_VALID_DAYS="$bad"
-	t_fails "REPO_VALID_DAYS=$bad, new repo" "$rc" "$rc_out" "^ERROR: repo: REPO_VALID_DAYS='$(t_re "$bad")': "
-	t_eq "REPO_VALID_DAYS=$bad: lines printed" 1 "$(printf '%s\n' "$rc_out" | grep -c .)"
-	t_nofile "REPO_VALID_DAYS=$bad: repo" "$repo"
+	expect_fails "REPO_VALID_DAYS=$bad, new repo" "^ERROR: repo: REPO_VALID_DAYS='$(re_quote "$bad")': " "$rc" "$rc_out"
+	expect_eq "REPO_VALID_DAYS=$bad: lines printed" 1 "$(printf '%s\n' "$rc_out" | grep -c .)"
+	expect_absent "REPO_VALID_DAYS=$bad: repo" "$repo"
 done
 rm -rf "$repo"
 mkrepo
-t_ok "mkrepo, REPO_VALID_DAYS unset" "$rc" "$rc_out"
-t_match "mkrepo says until when" "$rc_out" "valid until .*REPO_VALID_DAYS=7 \(the default\)"
+expect_ok "mkrepo, REPO_VALID_DAYS unset" "$rc" "$rc_out"
+expect_match "mkrepo says until when" "valid until .*REPO_VALID_DAYS=7 \(the default\)" "$rc_out"
 before=$(tree_sums "$repo")
 mkrepo REPO_VALID_DAYS=-1
-t_fails "REPO_VALID_DAYS=-1, existing repo" "$rc" "$rc_out" "^ERROR: repo: REPO_VALID_DAYS='-1': "
-t_same "existing repo after the refusal" "$before" "$(tree_sums "$repo")"
+expect_fails "REPO_VALID_DAYS=-1, existing repo" "^ERROR: repo: REPO_VALID_DAYS='-1': " "$rc" "$rc_out"
+expect_eq "existing repo after the refusal" "$before" "$(tree_sums "$repo")"
 
 echo "- Date and Valid-Until in the signed Release"
 # signed_release: the Release text inside InRelease, once gpgv verified it
@@ -95,36 +87,36 @@ echo "- Date and Valid-Until in the signed Release"
 signed_release() {
 	gpgv --keyring "$repo/mmbatch-archive-keyring.gpg" --output - "$rel/InRelease" 2>/dev/null || true
 }
-t_match "InRelease verifies with the published keyring (default validity)" "$(signed_release)" '^Origin: mmbatch$'
+expect_match "InRelease verifies with the published keyring (default validity)" '^Origin: mmbatch$' "$(signed_release)"
 d=$(signed_release | sed -n 's/^Date: //p') v=$(signed_release | sed -n 's/^Valid-Until: //p')
-t_match "signed Date" "Date: $d" '^Date: [A-Z][a-z]{2}, [0-9]{2} [A-Z][a-z]{2} [0-9]{4} [0-9:]{8} \+0000$'
-t_match "signed Valid-Until" "Valid-Until: $v" '^Valid-Until: [A-Z][a-z]{2}, [0-9]{2} [A-Z][a-z]{2} [0-9]{4} [0-9:]{8} \+0000$'
-t_eq "Valid-Until - Date, default (s)" $((7 * 86400)) "$(span "$d" "$v")"
+expect_match "signed Date" '^Date: [A-Z][a-z]{2}, [0-9]{2} [A-Z][a-z]{2} [0-9]{4} [0-9:]{8} \+0000$' "Date: $d"
+expect_match "signed Valid-Until" '^Valid-Until: [A-Z][a-z]{2}, [0-9]{2} [A-Z][a-z]{2} [0-9]{4} [0-9:]{8} \+0000$' "Valid-Until: $v"
+expect_eq "Valid-Until - Date, default (s)" $((7 * 86400)) "$(span "$d" "$v")"
 age=$(span "$d" "$(date -u -R)")
-t_eq "Date is the signing time (0..120 s ago)" yes "$([[ "$age" =~ ^[0-9]+$ ]] && [ "$age" -le 120 ] && echo yes || echo "no: Date '$d', $age s ago")"
+expect_eq "Date is the signing time (0..120 s ago)" yes "$([[ "$age" =~ ^[0-9]+$ ]] && [ "$age" -le 120 ] && echo yes || echo "no: Date '$d', $age s ago")"
 
 rm -rf "$repo"
 mkrepo REPO_VALID_DAYS=2
-t_ok "mkrepo REPO_VALID_DAYS=2" "$rc" "$rc_out"
+expect_ok "mkrepo REPO_VALID_DAYS=2" "$rc" "$rc_out"
 d1=$(signed_release | sed -n 's/^Date: //p') v1=$(signed_release | sed -n 's/^Valid-Until: //p')
-t_eq "Valid-Until - Date, REPO_VALID_DAYS=2 (s)" $((2 * 86400)) "$(span "$d1" "$v1")"
+expect_eq "Valid-Until - Date, REPO_VALID_DAYS=2 (s)" $((2 * 86400)) "$(span "$d1" "$v1")"
 packages1=$(cat "$rel/main/binary-amd64/Packages" "$rel/main/binary-amd64/Packages.gz" | sha256sum)
 
 echo "- make repo again, no new package: a fresh signature"
 sleep 2
 mkrepo REPO_VALID_DAYS=2
-t_ok "mkrepo again, same package" "$rc" "$rc_out"
+expect_ok "mkrepo again, same package" "$rc" "$rc_out"
 d2=$(signed_release | sed -n 's/^Date: //p') v2=$(signed_release | sed -n 's/^Valid-Until: //p')
 later "Date moved on" "$d1" "$d2"
 later "Valid-Until moved on" "$v1" "$v2"
-t_eq "Packages, Packages.gz unchanged" "$packages1" "$(cat "$rel/main/binary-amd64/Packages" "$rel/main/binary-amd64/Packages.gz" | sha256sum)"
-t_match "Release.gpg verifies" "$(gpgv --keyring "$repo/mmbatch-archive-keyring.gpg" "$rel/Release.gpg" "$rel/Release" 2>&1 || echo FAILED)" 'Good signature'
+expect_eq "Packages, Packages.gz unchanged" "$packages1" "$(cat "$rel/main/binary-amd64/Packages" "$rel/main/binary-amd64/Packages.gz" | sha256sum)"
+expect_match "Release.gpg verifies" 'Good signature' "$(gpgv --keyring "$repo/mmbatch-archive-keyring.gpg" "$rel/Release.gpg" "$rel/Release" 2>&1 || echo FAILED)"
 
 echo "- apt in the Debian 12 chroot"
 t0=$SECONDS
 "$mkchroot" unpack "$root"
 "$mkchroot" mount "$root"
-echo "$T_NAME: chroot unpacked and mounted in $((SECONDS - t0)) s"
+echo "$TEST_NAME: chroot unpacked and mounted in $((SECONDS - t0)) s"
 in_root() { chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LC_ALL=C DEBIAN_FRONTEND=noninteractive "$@"; }
 rm -f "$root/etc/apt/sources.list" "$root"/etc/apt/sources.list.d/*
 install -D -m 0644 "$repo/mmbatch-archive-keyring.gpg" "$root/etc/apt/keyrings/mmbatch-archive-keyring.gpg"
@@ -136,16 +128,16 @@ to_chroot() {
 apt_update() {
 	rm -rf "$root/var/lib/apt/lists"
 	mkdir -p "$root/var/lib/apt/lists/partial"
-	rt_run rc in_root apt-get update
+	capture rc in_root apt-get update
 }
 dist=$root$chroot_repo/deb/dists/bookworm
 
 to_chroot
 apt_update
-t_ok "apt-get update, fresh repo" "$rc" "$rc_out"
-t_lacks "apt-get update output, fresh repo" "$rc_out" '^(W|E|Err):'
-rt_run rc in_root apt-cache show "$probe"
-t_ok "apt-cache show $probe (the index was taken)" "$rc" "$rc_out"
+expect_ok "apt-get update, fresh repo" "$rc" "$rc_out"
+expect_no_match "apt-get update output, fresh repo" '^(W|E|Err):' "$rc_out"
+capture rc in_root apt-cache show "$probe"
+expect_ok "apt-cache show $probe (the index was taken)" "$rc" "$rc_out"
 
 # The same tool, the same fields, a validity that ended an hour ago; signed
 # with the repo key: a replayed Release that once was valid.
@@ -159,18 +151,17 @@ done
 mv "$work/Release.expired" "$dist/Release"
 GNUPGHOME=$work/key/gnupg gpg --batch --yes --quiet --digest-algo SHA256 --clearsign -o "$dist/InRelease" "$dist/Release"
 GNUPGHOME=$work/key/gnupg gpg --batch --yes --quiet --digest-algo SHA256 --armor --detach-sign -o "$dist/Release.gpg" "$dist/Release"
-t_same "expired Release = published one but for Date and Valid-Until" \
+expect_eq "expired Release = published one but for Date and Valid-Until" \
 	"$(grep -Ev '^(Date|Valid-Until):' "$rel/Release")" "$(grep -Ev '^(Date|Valid-Until):' "$dist/Release")"
-t_eq "expired Release: Valid-Until - Date (s)" -3600 "$(span "$(field Date "$dist/Release")" "$(field Valid-Until "$dist/Release")")"
-t_match "expired InRelease verifies with the repo keyring" \
-	"$(gpgv --keyring "$repo/mmbatch-archive-keyring.gpg" "$dist/InRelease" 2>&1 || echo FAILED)" 'Good signature'
+expect_eq "expired Release: Valid-Until - Date (s)" -3600 "$(span "$(field Date "$dist/Release")" "$(field Valid-Until "$dist/Release")")"
+expect_match "expired InRelease verifies with the repo keyring" \
+	'Good signature' "$(gpgv --keyring "$repo/mmbatch-archive-keyring.gpg" "$dist/InRelease" 2>&1 || echo FAILED)"
 apt_update
-t_fails "apt-get update, expired Release (InRelease)" "$rc" "$rc_out" '^E: Release file for .* is (expired|no longer valid)'
+expect_fails "apt-get update, expired Release (InRelease)" '^E: Release file for .* is (expired|no longer valid)' "$rc" "$rc_out"
 printf '%s\n' "$rc_out" | sed -n 's/^/    apt: /p' | grep -E '^    apt: (E|W|Err):' || true
-rt_run rc in_root apt-cache show "$probe"
-t_fails "apt-cache show $probe after the refused update (index not used)" "$rc" "$rc_out" "No packages found|Unable to locate"
+capture rc in_root apt-cache show "$probe"
+expect_fails "apt-cache show $probe after the refused update (index not used)" "No packages found|Unable to locate" "$rc" "$rc_out"
 
 rm "$dist/InRelease"
 apt_update
-t_fails "apt-get update, expired Release (Release.gpg only)" "$rc" "$rc_out" '^E: Release file for .* is (expired|no longer valid)'
-t_done
+expect_fails "apt-get update, expired Release (Release.gpg only)" '^E: Release file for .* is (expired|no longer valid)' "$rc" "$rc_out"

@@ -1,5 +1,5 @@
 #!/bin/bash
-# shellcheck disable=SC2154  # rc and rc_out are set by rt_run (printf -v)
+# shellcheck disable=SC2154  # rc and rc_out are set by capture (printf -v)
 # REPO_KEY handling of tools/repo/mkrepo.sh:
 #   - no REPO_KEY: refused with one ERROR line, nothing written;
 #   - an unknown key id, a file without a secret key, a file that is no key:
@@ -16,8 +16,8 @@ set -eu
 usage() { echo "usage: key_test.sh PACKAGE.deb... PACKAGE.rpm... (at least one of each)" >&2; exit 2; }
 [[ " $* " == *".deb "* && " $* " == *".rpm "* ]] || usage
 . "$(dirname "$0")/lib.sh"
-work=$(mktemp -d)
-trap 'rt_cleanup_keys; rm -rf "$work"' EXIT
+scratch
+work=$T
 
 echo "- refusals (nothing may be written)"
 # expect_refusal WHAT REGEX ENV...: mkrepo with ENV fails with one ERROR line
@@ -27,10 +27,10 @@ expect_refusal() {
 	local what=$1 re=$2 rc
 	shift 2
 	rm -rf "$work/repo"
-	rt_run rc env -u REPO_KEY "$@" REPO_OUT="$work/repo" OUT="$work/out" "$MKREPO" "${pkgs[@]}"
-	t_fails "$what" "$rc" "$rc_out" "$re"
-	t_eq "$what: lines printed" 1 "$(printf '%s\n' "$rc_out" | grep -c .)"
-	t_nofile "$what: repo" "$work/repo"
+	capture rc env -u REPO_KEY "$@" REPO_OUT="$work/repo" OUT="$work/out" "$MKREPO" "${pkgs[@]}"
+	expect_fails "$what" "$re" "$rc" "$rc_out"
+	expect_eq "$what: lines printed" 1 "$(printf '%s\n' "$rc_out" | grep -c .)"
+	expect_absent "$what: repo" "$work/repo"
 }
 expect_refusal "no REPO_KEY" '^ERROR: repo: REPO_KEY is not set: .*REPO_KEY=generate'
 mkdir -p "$work/emptyhome"
@@ -51,9 +51,9 @@ key_fpr() { GNUPGHOME=$1 gpg --batch --with-colons --list-secret-keys 2>/dev/nul
 echo "- REPO_KEY=<fingerprint> from the caller's keyring (GNUPGHOME)"
 fpr=$(key_fpr "$work/k/gnupg")
 rm -rf "$work/repo"
-rt_run rc env REPO_KEY="$fpr" GNUPGHOME="$work/k/gnupg" REPO_OUT="$work/repo" OUT="$work/out" "$MKREPO" "${pkgs[@]}"
-t_ok "mkrepo REPO_KEY=<fingerprint>" "$rc" "$rc_out"
-t_eq "published key" "$fpr" "$(published_fpr)"
+capture rc env REPO_KEY="$fpr" GNUPGHOME="$work/k/gnupg" REPO_OUT="$work/repo" OUT="$work/out" "$MKREPO" "${pkgs[@]}"
+expect_ok "mkrepo REPO_KEY=<fingerprint>" "$rc" "$rc_out"
+expect_eq "published key" "$fpr" "$(published_fpr)"
 
 echo "- a passphrase-protected key file"
 mkdir -p "$work/pp/gnupg"
@@ -67,24 +67,23 @@ rm -rf "$work/repo"
 expect_refusal "protected key without REPO_KEY_PASSFILE" "^ERROR: repo: REPO_KEY=$work/pp/key.asc: cannot sign with " \
 	REPO_KEY="$work/pp/key.asc"
 # gpg deletes its -o output when signing fails: the probe must not name a file.
-t_eq "/dev/null after the failed signing probe" "character special file" "$(stat -c %F /dev/null)"
-rt_run rc env REPO_KEY="$work/pp/key.asc" REPO_KEY_PASSFILE="$work/pp/pass" REPO_OUT="$work/repo" OUT="$work/out" "$MKREPO" "${pkgs[@]}"
-t_ok "mkrepo with REPO_KEY_PASSFILE" "$rc" "$rc_out"
-t_eq "published key" "$(key_fpr "$work/pp/gnupg")" "$(published_fpr)"
-t_match "RPMs signed" "$rc_out" 'yum: [1-9][0-9]* signed now'
+expect_eq "/dev/null after the failed signing probe" "character special file" "$(stat -c %F /dev/null)"
+capture rc env REPO_KEY="$work/pp/key.asc" REPO_KEY_PASSFILE="$work/pp/pass" REPO_OUT="$work/repo" OUT="$work/out" "$MKREPO" "${pkgs[@]}"
+expect_ok "mkrepo with REPO_KEY_PASSFILE" "$rc" "$rc_out"
+expect_eq "published key" "$(key_fpr "$work/pp/gnupg")" "$(published_fpr)"
+expect_match "RPMs signed" 'yum: [1-9][0-9]* signed now' "$rc_out"
 
 echo "- REPO_KEY=generate: a throwaway key under OUT/repo-key, made once"
 fpr_of() { GNUPGHOME=$work/out/repo-key gpg --batch --with-colons --list-secret-keys 2>/dev/null | awk -F: '$1 == "fpr" { print $10; exit }'; }
 rm -rf "$work/repo"
-rt_run rc env REPO_KEY=generate REPO_OUT="$work/repo" OUT="$work/out" "$MKREPO" "${pkgs[@]}"
-t_ok "mkrepo REPO_KEY=generate" "$rc" "$rc_out"
-t_match "first run says it made a throwaway key" "$rc_out" 'making a THROWAWAY signing key'
+capture rc env REPO_KEY=generate REPO_OUT="$work/repo" OUT="$work/out" "$MKREPO" "${pkgs[@]}"
+expect_ok "mkrepo REPO_KEY=generate" "$rc" "$rc_out"
+expect_match "first run says it made a throwaway key" 'making a THROWAWAY signing key' "$rc_out"
 RT_HOMES+=("$work/out/repo-key")
 first=$(fpr_of)
-t_match "generated key fingerprint" "$first" '^[0-9A-F]{40}$'
-t_eq "exported public key is that key" "$first" "$(published_fpr)"
-rt_run rc env REPO_KEY=generate REPO_OUT="$work/repo" OUT="$work/out" "$MKREPO" "${pkgs[@]}"
-t_ok "mkrepo REPO_KEY=generate again" "$rc" "$rc_out"
-t_match "second run reuses it" "$rc_out" 'reusing the throwaway key'
-t_eq "fingerprint after the second run" "$first" "$(fpr_of)"
-t_done
+expect_match "generated key fingerprint" '^[0-9A-F]{40}$' "$first"
+expect_eq "exported public key is that key" "$first" "$(published_fpr)"
+capture rc env REPO_KEY=generate REPO_OUT="$work/repo" OUT="$work/out" "$MKREPO" "${pkgs[@]}"
+expect_ok "mkrepo REPO_KEY=generate again" "$rc" "$rc_out"
+expect_match "second run reuses it" 'reusing the throwaway key' "$rc_out"
+expect_eq "fingerprint after the second run" "$first" "$(fpr_of)"

@@ -1,5 +1,5 @@
 #!/bin/bash
-# shellcheck disable=SC2154  # rc and rc_out are set by rt_run (printf -v)
+# shellcheck disable=SC2154  # rc and rc_out are set by capture (printf -v)
 # The yum side of tools/repo/mkrepo.sh, with a throwaway key:
 #   - every published RPM passes `rpm -K` with only our key imported into a
 #     scratch rpmdb, signatures required (_pkgverify_level all, what dnf's
@@ -21,52 +21,52 @@ set -eu
 usage() { echo "usage: rpm_test.sh PACKAGE.rpm..." >&2; exit 2; }
 [ $# -gt 0 ] || usage
 . "$(dirname "$0")/lib.sh"
-work=$(mktemp -d)
-trap 'rt_cleanup_keys; rm -rf "$work"' EXIT
+scratch
+work=$T
 repo=$work/repo
 
 rt_make_key "$work/key" "mmbatch rpm test key"
 rt_make_key "$work/other" "some other key"
-rt_run rc env REPO_KEY="$work/key/key.asc" REPO_OUT="$repo" "$MKREPO" "$@"
-t_ok "mkrepo with a key file" "$rc" "$rc_out"
-[ "$rc" -eq 0 ] || t_done
+capture rc env REPO_KEY="$work/key/key.asc" REPO_OUT="$repo" "$MKREPO" "$@"
+expect_ok "mkrepo with a key file" "$rc" "$rc_out"
+[ "$rc" -eq 0 ] || exit 1
 
 echo "- rpm -K with the exported key in a scratch rpmdb"
 db=$work/rpmdb
 rpm --dbpath "$db" --initdb
-rt_run rc rpm --dbpath "$db" --import "$repo/RPM-GPG-KEY-mmbatch"
-t_ok "rpm --import RPM-GPG-KEY-mmbatch" "$rc" "$rc_out"
+capture rc rpm --dbpath "$db" --import "$repo/RPM-GPG-KEY-mmbatch"
+expect_ok "rpm --import RPM-GPG-KEY-mmbatch" "$rc" "$rc_out"
 rpmk() { rpm --dbpath "$db" --define '_pkgverify_level all' -K "$1"; }
 for p in "$@"; do
-	rt_run rc rpmk "$repo/rpm/$(basename "$p")"
-	t_ok "rpm -K $(basename "$p")" "$rc" "$rc_out"
-	t_match "rpm -K $(basename "$p")" "$rc_out" ': digests signatures OK$'
+	capture rc rpmk "$repo/rpm/$(basename "$p")"
+	expect_ok "rpm -K $(basename "$p")" "$rc" "$rc_out"
+	expect_match "rpm -K $(basename "$p")" ': digests signatures OK$' "$rc_out"
 done
 one=$repo/rpm/$(basename "$1")
-rt_run rc rpmk "$1"
-t_fails "rpm -K on the unsigned original" "$rc" "$rc_out" 'SIGNATURES NOT OK'
+capture rc rpmk "$1"
+expect_fails "rpm -K on the unsigned original" 'SIGNATURES NOT OK' "$rc" "$rc_out"
 cp "$one" "$work/tampered.rpm"
 size=$(stat -c %s "$work/tampered.rpm")
 # One byte of the payload (its end), header and signature untouched.
 printf '\377' | dd of="$work/tampered.rpm" bs=1 seek=$((size - 64)) conv=notrunc status=none
-rt_run rc rpmk "$work/tampered.rpm"
-t_fails "rpm -K on a tampered copy" "$rc" "$rc_out" 'DIGESTS SIGNATURES NOT OK'
+capture rc rpmk "$work/tampered.rpm"
+expect_fails "rpm -K on a tampered copy" 'DIGESTS SIGNATURES NOT OK' "$rc" "$rc_out"
 cp "$1" "$work/foreign.rpm"
 rpmsign --define "__gpg $(command -v gpg)" --define "_gpg_sign_cmd_extra_args --batch --no-tty" \
 	--define "_gpg_name some other key" --define "_gpg_path $work/other/gnupg" --addsign "$work/foreign.rpm" >/dev/null 2>&1
-rt_run rc rpmk "$work/foreign.rpm"
-t_fails "rpm -K on a copy signed by another key" "$rc" "$rc_out" 'SIGNATURES NOT OK'
+capture rc rpmk "$work/foreign.rpm"
+expect_fails "rpm -K on a copy signed by another key" 'SIGNATURES NOT OK' "$rc" "$rc_out"
 
 echo "- repomd.xml.asc"
 md=$repo/rpm/repodata
-rt_run rc gpgv --keyring "$repo/mmbatch-archive-keyring.gpg" "$md/repomd.xml.asc" "$md/repomd.xml"
-t_ok "gpgv repomd.xml.asc repomd.xml" "$rc" "$rc_out"
+capture rc gpgv --keyring "$repo/mmbatch-archive-keyring.gpg" "$md/repomd.xml.asc" "$md/repomd.xml"
+expect_ok "gpgv repomd.xml.asc repomd.xml" "$rc" "$rc_out"
 sed 's|</repomd>|<!-- tampered --></repomd>|' "$md/repomd.xml" >"$work/repomd.xml"
-rt_run rc gpgv --keyring "$repo/mmbatch-archive-keyring.gpg" "$md/repomd.xml.asc" "$work/repomd.xml"
-t_fails "gpgv on a tampered repomd.xml" "$rc" "$rc_out" 'BAD signature'
+capture rc gpgv --keyring "$repo/mmbatch-archive-keyring.gpg" "$md/repomd.xml.asc" "$work/repomd.xml"
+expect_fails "gpgv on a tampered repomd.xml" 'BAD signature' "$rc" "$rc_out"
 conf=$(cat "$repo/mmbatch.repo")
-t_has "mmbatch.repo" "$conf" "gpgcheck=1"
-t_has "mmbatch.repo" "$conf" "repo_gpgcheck=1"
+expect_line "mmbatch.repo" "gpgcheck=1" "$conf"
+expect_line "mmbatch.repo" "repo_gpgcheck=1" "$conf"
 
 # metadata_state: repomd.xml's files each checked against its checksum (one
 # "ok TYPE" or "BAD TYPE" line each), the repodata file list, the package set
@@ -87,16 +87,16 @@ metadata_state() {
 
 echo "- createrepo_c --update is idempotent"
 before=$(metadata_state)
-t_eq "packages in primary.xml" "$#" "$(printf '%s\n' "$before" | grep -c '^location ')"
-t_lacks "repomd.xml checksums (first run)" "$before" '^BAD '
-rt_run rc env REPO_KEY="$work/key/key.asc" REPO_OUT="$repo" "$MKREPO" "$@"
-t_ok "mkrepo again, same packages" "$rc" "$rc_out"
-t_match "second run signs nothing" "$rc_out" 'yum: 0 signed now'
+expect_eq "packages in primary.xml" "$#" "$(printf '%s\n' "$before" | grep -c '^location ')"
+expect_no_match "repomd.xml checksums (first run)" '^BAD ' "$before"
+capture rc env REPO_KEY="$work/key/key.asc" REPO_OUT="$repo" "$MKREPO" "$@"
+expect_ok "mkrepo again, same packages" "$rc" "$rc_out"
+expect_match "second run signs nothing" 'yum: 0 signed now' "$rc_out"
 after=$(metadata_state)
-t_same "metadata state after the second run" "$before" "$after"
-rt_run rc createrepo_c --quiet --update --general-compress-type gz "$repo/rpm"
-t_ok "createrepo_c --update once more" "$rc" "$rc_out"
-t_same "metadata state after a plain createrepo_c --update" "$before" "$(metadata_state)"
+expect_eq "metadata state after the second run" "$before" "$after"
+capture rc createrepo_c --quiet --update --general-compress-type gz "$repo/rpm"
+expect_ok "createrepo_c --update once more" "$rc" "$rc_out"
+expect_eq "metadata state after a plain createrepo_c --update" "$before" "$(metadata_state)"
 
 echo "- same file name, other content: refused unless REPO_REPLACE=1"
 # tiny_rpm TEXT: a noarch test RPM whose header carries TEXT, always the same
@@ -111,14 +111,13 @@ tiny_rpm() {
 }
 first_rpm=$(tiny_rpm first)
 second_rpm=$(tiny_rpm second)
-rt_run rc env REPO_KEY="$work/key/key.asc" REPO_OUT="$repo" "$MKREPO" "$first_rpm"
-t_ok "mkrepo adds a test RPM" "$rc" "$rc_out"
+capture rc env REPO_KEY="$work/key/key.asc" REPO_OUT="$repo" "$MKREPO" "$first_rpm"
+expect_ok "mkrepo adds a test RPM" "$rc" "$rc_out"
 before=$(metadata_state)
-rt_run rc env REPO_KEY="$work/key/key.asc" REPO_OUT="$repo" "$MKREPO" "$second_rpm"
-t_fails "mkrepo, other build of the same file name" "$rc" "$rc_out" 'already published with other content'
-t_same "metadata state after the refusal" "$before" "$(metadata_state)"
-rt_run rc env REPO_KEY="$work/key/key.asc" REPO_OUT="$repo" REPO_REPLACE=1 "$MKREPO" "$second_rpm"
-t_ok "mkrepo REPO_REPLACE=1" "$rc" "$rc_out"
-t_eq "published test RPM after REPO_REPLACE=1" second \
+capture rc env REPO_KEY="$work/key/key.asc" REPO_OUT="$repo" "$MKREPO" "$second_rpm"
+expect_fails "mkrepo, other build of the same file name" 'already published with other content' "$rc" "$rc_out"
+expect_eq "metadata state after the refusal" "$before" "$(metadata_state)"
+capture rc env REPO_KEY="$work/key/key.asc" REPO_OUT="$repo" REPO_REPLACE=1 "$MKREPO" "$second_rpm"
+expect_ok "mkrepo REPO_REPLACE=1" "$rc" "$rc_out"
+expect_eq "published test RPM after REPO_REPLACE=1" second \
 	"$(rpm -qp --nosignature --qf '%{DESCRIPTION}' "$repo/rpm/mmbatch-repo-test-1-1.noarch.rpm" 2>&1)"
-t_done

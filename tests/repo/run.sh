@@ -1,54 +1,60 @@
 #!/bin/bash
 # `make check-repo`: the signed repositories end to end, with throwaway keys
-# (nothing here needs or touches a real key):
-#   1. make packages BASE=6.12 FLAVOR=guest (reuses the kernel build)
-#   2. key_test.sh   REPO_KEY refusals, REPO_KEY=generate made once
-#   3. rpm_test.sh   rpm -K (and its failures), repomd.xml.asc, idempotent
-#                    createrepo_c --update
-#   4. apt_test.sh   chroot: tampered repos rejected by apt-get update,
-#                    install of the meta-package + mmbatchd, the next series
-#                    version built and reached by apt-get full-upgrade
-#   5. expiry_test.sh  REPO_VALID_DAYS refusals, Date/Valid-Until in the
-#                    signed Release, re-signed on every run; chroot: apt-get
-#                    update refuses an expired, correctly signed Release
-#                    (a tiny .deb of its own: runs even if step 1 failed)
-# Prints each step with its time; exit 1 when any failed.
-# Reads: TOP, OUT, MAKE, PKG_OUT (and what the tests read).
+# (nothing here needs or touches a real key), from the packages of the 6.12
+# guest build named by BUILD (its identity file, packaged before: make
+# guest-packages-6.12). Each test is a timed step:
+#   key      key_test.sh: REPO_KEY refusals, REPO_KEY=generate made once
+#   rpm      rpm_test.sh: rpm -K (and its failures), repomd.xml.asc,
+#            idempotent createrepo_c --update
+#   apt      apt_test.sh: chroot: tampered repos rejected by apt-get update,
+#            install of the meta-package + mmbatchd, the next series version
+#            built and reached by apt-get full-upgrade
+#   expiry   expiry_test.sh: REPO_VALID_DAYS refusals, Date/Valid-Until in
+#            the signed Release, re-signed on every run; chroot: apt-get
+#            update refuses an expired, correctly signed Release (a tiny
+#            .deb of its own: runs even without BUILD's packages)
+# The subset selector ONLY (tests/lib/assert.sh) picks tests by these names
+# (NAME or NAME_test), e.g. ONLY=repo/apt. Every selected test runs, also
+# after a failure; the summary counts one result per test.
+# Reads: BUILD (default out/build/6.12-guest/mmbatch-build.env), TOP, OUT,
+# ONLY, TEST_STAGE (and what the tests read).
 set -eu
 
-usage() { echo "usage: run.sh" >&2; exit 2; }
+usage() { echo "usage: BUILD=out/build/6.12-guest/mmbatch-build.env run.sh" >&2; exit 2; }
 [ $# -eq 0 ] || usage
-here=$(dirname "$0")
+here=$(cd "$(dirname "$0")" && pwd)
+TEST_NAME=${TEST_STAGE:-repo}
 . "$here/lib.sh"
-failed=()
+if [ -z "${BUILD:-}" ]; then
+	BUILD=$OUT/build/6.12-guest/mmbatch-build.env
+	echo "repo: BUILD not set: the 6.12 guest build $BUILD" >&2
+fi
+export BUILD
 
-# step NAME CMD...: run CMD, print its time, remember a failure.
-step() {
-	local name=$1 t0=$SECONDS rc=0
+# run_test NAME CMD...: CMD as a timed step when ONLY selects NAME; one
+# result for it.
+run_test() {
+	local name=$1
 	shift
-	echo "--> $name"
-	"$@" || rc=$?
-	if [ $rc -eq 0 ]; then
-		echo "--> $name: ok in $((SECONDS - t0)) s"
-	else
-		echo "--> $name: FAILED (exit $rc) in $((SECONDS - t0)) s"
-		failed+=("$name")
+	if ! selected "$name" && ! selected "${name}_test"; then
+		echo "step $name: not selected"
+		return 0
 	fi
+	if step "$name" "$@"; then pass "$name"; else fail "$name (see its output above)"; fi
 }
 
-step "make packages BASE=6.12 FLAVOR=guest" \
-	"${MAKE:-make}" --no-print-directory -C "$TOP" packages BASE=6.12 FLAVOR=guest
-if [ ${#failed[@]} -eq 0 ]; then
-	mapfile -t pkgs < <(rt_v1_packages)
+if pkgs=$(rt_packages "$BUILD" IMAGE_DEB HEADERS_DEB META_DEB KERNEL_RPM DEVEL_RPM MMBATCHD_DEB MMBATCHD_RPM); then
+	mapfile -t pkgs <<<"$pkgs"
 	mapfile -t rpms < <(printf '%s\n' "${pkgs[@]}" | grep '\.rpm$')
-	mapfile -t daemon < <(rt_manifest_paths "$PKG_OUT/mmbatchd.paths" MMBATCHD_DEB MMBATCHD_RPM)
-	step "REPO_KEY handling" "$here/key_test.sh" "${daemon[@]}"
-	step "yum repo: rpm -K, repomd.xml.asc, createrepo_c --update twice (${#rpms[@]} RPMs)" "$here/rpm_test.sh" "${rpms[@]}"
-	step "apt repo in the Debian 12 chroot: signatures, install, upgrade to the next series" "$here/apt_test.sh"
+	mapfile -t daemon < <(rt_packages "$BUILD" MMBATCHD_DEB MMBATCHD_RPM)
+	run_test key "$here/key_test.sh" "${daemon[@]}"
+	run_test rpm "$here/rpm_test.sh" "${rpms[@]}"
+	run_test apt "$here/apt_test.sh"
+else
+	fail "the packages of $BUILD (make guest-packages-6.12): key, rpm and apt not run"
 fi
-step "apt Release expiry (Valid-Until, REPO_VALID_DAYS) in the Debian 12 chroot" "$here/expiry_test.sh"
-if [ ${#failed[@]} -gt 0 ]; then
-	echo "check-repo: FAILED: ${failed[*]}"
+run_test expiry "$here/expiry_test.sh"
+if [ $((test_passes + test_failures)) -eq 0 ]; then
+	echo "ERROR: repo: ONLY='${ONLY:-}' selects no test of this stage" >&2
 	exit 1
 fi
-echo "check-repo: all steps passed"

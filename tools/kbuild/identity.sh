@@ -27,8 +27,11 @@
 #
 #   kb_write_identity FILE       (needs kb_init's KB_* variables)
 #   bid_update FILE KEY=VALUE... set keys, keep the others
+#   bid_unset FILE KEY...        remove those keys (outputs no longer valid)
 #   bid_get FILE KEY             print KEY's value; fails naming FILE and KEY
-#                                when the file or the key is missing or empty
+#                                when the file or the key is missing or empty,
+#                                or for a package key when PACKAGED_IMAGE_HASH
+#                                is not IMAGE_HASH
 #   bid_check FILE               FILE is an identity file (one line error)
 
 # Keys that name outputs, dropped when what they came from changes.
@@ -58,7 +61,13 @@ bid_get() {
 	local v
 	bid_check "$1"
 	v=$(_bid_read "$1" | awk -F'\t' -v k="$2" '$1 == k { sub(/^[^\t]*\t/, ""); print; exit }')
-	[ -n "$v" ] || bid_die "build identity $1: $2 is not set$(case " $BID_PACKAGE_KEYS " in *" $2 "*) echo " (not packaged yet: make packages with the same knobs)" ;; esac)"
+	[ -n "$v" ] || bid_die "build identity $1: $2 is not set$(case " $BID_IMAGE_KEYS " in *" $2 "*) echo " (not built yet: make kernel with the same knobs)" ;; esac)$(case " $BID_PACKAGE_KEYS " in *" $2 "*) echo " (not packaged yet: BUILD=$1 tools/pkg/packages.sh, or make packages with the same knobs)" ;; esac)"
+	# A package of another image than the build's is never handed out.
+	case " $BID_PACKAGE_KEYS " in *" $2 "*)
+		[ "$2" = PACKAGED_IMAGE_HASH ] ||
+			[ "$(_bid_read "$1" | awk -F'\t' '$1 == "PACKAGED_IMAGE_HASH" { p = $2 } $1 == "IMAGE_HASH" { i = $2 } END { print (p != "" && p == i) }')" = 1 ] ||
+			bid_die "build identity $1: $2 is of another image than IMAGE_HASH (PACKAGED_IMAGE_HASH differs): package it again (BUILD=$1 tools/pkg/packages.sh)"
+	esac
 	printf '%s\n' "$v"
 }
 
@@ -98,6 +107,19 @@ bid_update() {
 			new=$(printf '%s\n' "$new" | awk -F'\t' -v k="$k" '$1 != k')
 		done
 	fi
+	printf '%s\n' "$new" | grep -v '^$' | _bid_write "$file"
+}
+
+bid_unset() {
+	local file=$1 k new
+	shift
+	bid_check "$file"
+	new=$(_bid_read "$file")
+	for k in "$@"; do
+		[[ "$k" =~ ^[A-Z][A-Z0-9_]*$ ]] || bid_die "bid_unset: '$k': expected a KEY"
+		[ "$k" != IDENTITY_VERSION ] || bid_die "bid_unset: IDENTITY_VERSION stays"
+		new=$(printf '%s\n' "$new" | awk -F'\t' -v k="$k" '$1 != k')
+	done
 	printf '%s\n' "$new" | grep -v '^$' | _bid_write "$file"
 }
 

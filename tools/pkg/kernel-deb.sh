@@ -1,4 +1,5 @@
 #!/bin/bash
+# shellcheck disable=SC2034 # upper-case variables fill the templates (pkg_subst, by name)
 # Stage 5b: the kernel DEBs from a staged build (tools/pkg/stage-kernel.sh):
 #   linux-image-<kver>     /boot/vmlinuz-<kver>, System.map-<kver>,
 #                          config-<kver>, /lib/modules/<kver>/, docs incl. the

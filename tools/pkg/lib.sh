@@ -1,14 +1,19 @@
 # shellcheck shell=bash
 # Shared helpers for the packaging stage (tools/pkg/*.sh). Sourced, not run.
 #
-# pkg_load_build finds the kernel build of the current knobs (BASE, FLAVOR,
-# NR_CPUS, ... exactly as tools/kbuild/lib.sh derives them) and loads its
-# identity from <BUILD_DIR>/mmbatch-build.env: BASE KVERSION KERNELRELEASE
-# FLAVOR SERIES_VERSION SERIES_HASH TREE BUILD_DIR SOURCE_DATE_EPOCH
-# KBUILD_BUILD_TIMESTAMP KBUILD_BUILD_USER KBUILD_BUILD_HOST.
+# pkg_load_build loads the kernel build named by BUILD, its identity file
+# (tools/kbuild/identity.sh; e.g. BUILD=out/build/6.12-guest/mmbatch-build.env):
+# sets PKG_BUILD (that file, absolute) and, read from it with bid_get, BASE
+# KVERSION KERNELRELEASE FLAVOR SERIES_VERSION TREE BUILD_DIR IMAGE IMAGE_HASH
+# SOURCE_DATE_EPOCH KBUILD_BUILD_TIMESTAMP KBUILD_BUILD_USER KBUILD_BUILD_HOST;
+# fails naming the file and the key when one is missing, when the build did
+# not finish, or when its image is not the one the file records.
+# pkg_build_of_knobs prints the identity file of the build the kbuild knobs
+# name (BASE, FLAVOR, NR_CPUS, ... as tools/kbuild/lib.sh derives them): only
+# for the interactive entry points (packages.sh --from-knobs, `make packages`).
+# pkg_packages_of FILE prints every package path FILE records, one a line.
 #
-# Reads: TOP, OUT, PKG_BUILD_DIR (use this build dir instead of the derived
-# one), PKG_OUT (default $OUT/packages), PKG_STAGE (default $OUT/pkgstage).
+# Reads: TOP, OUT, BUILD, PKG_OUT (default $OUT/packages), PKG_STAGE (default $OUT/pkgstage).
 
 : "${TOP:=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
 : "${OUT:=$TOP/out}"
@@ -26,34 +31,51 @@ export LC_ALL=C TZ=UTC
 pkg_die() { echo "ERROR: $*" >&2; exit 1; }
 pkg_note() { echo "$*" >&2; }
 
-pkg_load_build() {
-	local build=${PKG_BUILD_DIR:-}
-	if [ -z "$build" ]; then
+# shellcheck source=../kbuild/identity.sh
+. "$TOP/tools/kbuild/identity.sh"
+
+# The keys of BID_PACKAGE_KEYS that name package files.
+PKG_FILE_KEYS="IMAGE_DEB HEADERS_DEB DBG_DEB META_DEB KERNEL_RPM DEVEL_RPM DEBUGINFO_RPM MMBATCHD_DEB MMBATCHD_RPM"
+
+pkg_build_of_knobs() {
+	(
 		# shellcheck source=../kbuild/lib.sh
 		. "$TOP/tools/kbuild/lib.sh"
 		kb_init
-		build=$KB_BUILD
-	fi
-	local env=$build/mmbatch-build.env
-	[ -r "$env" ] || pkg_die "package: no $env: run 'make kernel' first"
-	# The env file records the build's NR_CPUS; the knob of the same name
-	# must stay as it was (child scripts derive the build dir from it).
-	local knob_nr=${NR_CPUS-} knob_set=${NR_CPUS+x}
-	# shellcheck disable=SC1090
-	. "$env"
-	BUILD_NR_CPUS=${NR_CPUS:-}
-	if [ -n "$knob_set" ]; then NR_CPUS=$knob_nr; else unset NR_CPUS; fi
-	local v
-	for v in BASE KVERSION KERNELRELEASE FLAVOR SERIES_VERSION TREE BUILD_DIR SOURCE_DATE_EPOCH; do
-		[ -n "${!v:-}" ] || pkg_die "package: $env: $v is empty"
+		echo "$KB_BUILD/mmbatch-build.env"
+	)
+}
+
+pkg_load_build() {
+	local v val
+	[ -n "${BUILD:-}" ] ||
+		pkg_die "package: BUILD is not set: name the build by its identity file, e.g. BUILD=out/build/6.12-guest/mmbatch-build.env"
+	bid_check "$BUILD"
+	PKG_BUILD=$(realpath "$BUILD")
+	for v in BASE KVERSION KERNELRELEASE FLAVOR SERIES_VERSION TREE BUILD_DIR IMAGE IMAGE_HASH \
+		SOURCE_DATE_EPOCH KBUILD_BUILD_TIMESTAMP KBUILD_BUILD_USER KBUILD_BUILD_HOST; do
+		val=$(bid_get "$PKG_BUILD" "$v") || exit 1
+		printf -v "$v" '%s' "$val"
 	done
 	[ -f "$BUILD_DIR/include/config/kernel.release" ] ||
-		pkg_die "package: $BUILD_DIR is not a finished kernel build (no include/config/kernel.release)"
-	local built
-	built=$(cat "$BUILD_DIR/include/config/kernel.release")
-	[ "$built" = "$KERNELRELEASE" ] ||
-		pkg_die "package: $env says KERNELRELEASE=$KERNELRELEASE but $BUILD_DIR built '$built': run 'make kernel'"
+		pkg_die "package: $PKG_BUILD: BUILD_DIR $BUILD_DIR is not a finished kernel build (no include/config/kernel.release)"
+	val=$(cat "$BUILD_DIR/include/config/kernel.release")
+	[ "$val" = "$KERNELRELEASE" ] ||
+		pkg_die "package: $PKG_BUILD: KERNELRELEASE is $KERNELRELEASE but $BUILD_DIR built '$val': run the build stage again"
+	[ -f "$IMAGE" ] || pkg_die "package: $PKG_BUILD: IMAGE $IMAGE does not exist: run the build stage again"
+	val=$(sha256sum <"$IMAGE" | cut -c1-64)
+	[ "$val" = "$IMAGE_HASH" ] ||
+		pkg_die "package: $PKG_BUILD: IMAGE $IMAGE changed since the build recorded IMAGE_HASH ($IMAGE_HASH, now $val): run the build stage again"
 	export SOURCE_DATE_EPOCH KBUILD_BUILD_TIMESTAMP KBUILD_BUILD_USER KBUILD_BUILD_HOST
+}
+
+pkg_packages_of() {
+	local k v
+	bid_check "$1"
+	for k in $PKG_FILE_KEYS; do
+		v=$(bid_get "$1" "$k" 2>/dev/null) || continue
+		echo "$v"
+	done
 }
 
 # pkg_is_enabled SYMBOL: CONFIG_SYMBOL=y in the build's .config.

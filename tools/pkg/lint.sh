@@ -5,13 +5,31 @@
 #   specs/lint/rpmlint.waivers   addFilter("REGEX")  # reason   (rpmlintrc)
 # Prints the linters' findings and one summary line per linter; exit 1 when
 # either reports an error after the waivers. Warnings are shown, not fatal.
-# Reads: LINT_LINTIAN_WAIVERS, LINT_RPMLINT_WAIVERS (other waiver files).
+#   lint.sh PACKAGE.deb|PACKAGE.rpm...
+#   BUILD=FILE lint.sh [--from-knobs]   every package the build identity FILE
+#                      records (tools/pkg/packages.sh); --from-knobs: BUILD
+#                      unset, the build the kbuild knobs name (make packages-lint)
+# Reads: BUILD, LINT_LINTIAN_WAIVERS, LINT_RPMLINT_WAIVERS (other waiver files).
 set -eu
 
-usage() { echo "usage: lint.sh PACKAGE.deb|PACKAGE.rpm..." >&2; exit 2; }
-[ $# -gt 0 ] || usage
+usage() {
+	echo "usage: lint.sh PACKAGE.deb|PACKAGE.rpm..." >&2
+	echo "       BUILD=out/build/<name>/mmbatch-build.env lint.sh [--from-knobs]" >&2
+	exit 2
+}
 
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+if [ $# -eq 0 ] || { [ $# -eq 1 ] && [ "$1" = --from-knobs ]; }; then
+	. "$(dirname "$0")/lib.sh"
+	if [ -z "${BUILD:-}" ]; then
+		[ $# -eq 1 ] || usage
+		BUILD=$(pkg_build_of_knobs) || exit 1
+		pkg_note "lint: BUILD not set: the build of the knobs (BASE=${BASE:-6.12} FLAVOR=${FLAVOR:-cloud} ...): $BUILD"
+	fi
+	bid_get "$BUILD" PACKAGED_IMAGE_HASH >/dev/null || exit 1
+	mapfile -t pkgs < <(pkg_packages_of "$BUILD")
+	set -- "${pkgs[@]}"
+fi
 lintian_waivers=${LINT_LINTIAN_WAIVERS:-$TOP/specs/lint/lintian.waivers}
 rpmlint_waivers=${LINT_RPMLINT_WAIVERS:-$TOP/specs/lint/rpmlint.waivers}
 debs=() rpms=()

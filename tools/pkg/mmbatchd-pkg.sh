@@ -6,6 +6,9 @@
 # listed in specs/mmbatchd/files.list. The DEB's maintainer scripts
 # (specs/deb/mmbatchd.*) enable mmbatchd.service; the RPM (specs/mmbatchd.spec)
 # does the same with systemctl. Prints both package paths.
+#   mmbatchd-pkg.sh            make both packages into $PKG_OUT
+#   mmbatchd-pkg.sh --inputs   print the files they are made from, one a line
+#   mmbatchd-pkg.sh --outputs  print the two package paths it makes
 # mmbatchctl gets the package version in place of its @MB_VERSION@.
 # Reads: OUT, PKG_OUT, PKG_STAGE, PKG_BIN_DIR (default $OUT/bin), PKG_MAN_DIR
 # (default $MAN_DIR, else $OUT/man),
@@ -13,30 +16,28 @@
 # repo's last commit).
 set -eu
 
-usage() { echo "usage: mmbatchd-pkg.sh  (no arguments; see the header)" >&2; exit 2; }
-[ $# -eq 0 ] || usage
+usage() { echo "usage: mmbatchd-pkg.sh [--inputs|--outputs]  (see the header)" >&2; exit 2; }
+mode=build
+case $#:${1:-} in
+0:) ;;
+1:--inputs) mode=inputs ;;
+1:--outputs) mode=outputs ;;
+*) usage ;;
+esac
 
 . "$(dirname "$0")/lib.sh"
 list=$TOP/specs/mmbatchd/files.list
 bin_dir=${PKG_BIN_DIR:-$OUT/bin}
 man_dir=${PKG_MAN_DIR:-${MAN_DIR:-$OUT/man}}
-version=$(tr -d '[:space:]' <"$TOP/specs/mmbatchd/VERSION")
-[[ "$version" =~ ^[0-9][0-9a-z.+~]*$ ]] || pkg_die "$TOP/specs/mmbatchd/VERSION:1: bad version '$version'"
-if [ -z "${SOURCE_DATE_EPOCH:-}" ]; then
-	SOURCE_DATE_EPOCH=$(git -C "$TOP" log -1 --format=%ct 2>/dev/null) ||
-		pkg_die "package: SOURCE_DATE_EPOCH unset and $TOP is not a git checkout"
-fi
-export SOURCE_DATE_EPOCH
 
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-root=$work/root
-mkdir -p "$root" "$PKG_OUT"
-
-# stage_list: copy every listed source into $root; the first entry that
-# places a destination wins (so a specific line can precede its glob).
-stage_list() {
+# list_sources: every listed source that exists, as "FILE<TAB>DEST<TAB>MODE"
+# (DEST resolved for a directory DEST); the first entry that places a
+# destination wins (so a specific line can precede its glob). A glob's
+# directory is listed too, as "DIR<TAB><TAB>" (a file added or removed
+# there changes the package).
+list_sources() {
 	local n=0 src dest mode need extra matches f target
+	declare -A placed=()
 	while read -r src dest mode need extra; do
 		n=$((n + 1))
 		case "$src" in ''|'#'*) continue ;; esac
@@ -46,6 +47,7 @@ stage_list() {
 		src=${src//@BIN@/$bin_dir}
 		src=${src//@MAN@/$man_dir}
 		[[ "$src" = /* ]] || src=$TOP/$src
+		case $src in *[*?[]*) printf '%s\t\t\n' "$(dirname "$src")" ;; esac
 		matches=()
 		for f in $src; do
 			[ -f "$f" ] && matches+=("$f")
@@ -60,10 +62,50 @@ stage_list() {
 		for f in "${matches[@]}"; do
 			target=$dest
 			[[ "$dest" = */ ]] && target=$dest$(basename "$f")
-			[ -e "$root$target" ] && continue
-			install -D -m "$mode" "$f" "$root$target"
+			[ -z "${placed[$target]:-}" ] || continue
+			placed[$target]=1
+			printf '%s\t%s\t%s\n' "$f" "$target" "$mode"
 		done
 	done <"$list"
+}
+
+if [ $mode = inputs ]; then
+	# What the packages are made from: the listed sources, the templates,
+	# the spec and these scripts (packages.sh re-packages when one is newer).
+	printf '%s\n' "$list" "$TOP/specs/mmbatchd/VERSION" "$TOP/specs/mmbatchd.spec" "$TOP/specs/deb/copyright" \
+		"$TOP/specs/deb/changelog.in" "$TOP/specs/deb/control.mmbatchd.in" "$TOP"/specs/deb/mmbatchd.* \
+		"$TOP/tools/pkg/mmbatchd-pkg.sh" "$TOP/tools/pkg/lib.sh"
+	list_sources | cut -f1 | sort -u
+	exit 0
+fi
+
+version=$(tr -d '[:space:]' <"$TOP/specs/mmbatchd/VERSION")
+[[ "$version" =~ ^[0-9][0-9a-z.+~]*$ ]] || pkg_die "$TOP/specs/mmbatchd/VERSION:1: bad version '$version'"
+deb_file=$PKG_OUT/mmbatchd_$version-${PKG_REVISION}_$(pkg_deb_arch).deb
+rpm_file=$PKG_OUT/mmbatchd-$version-$PKG_REVISION.$(pkg_rpm_arch).rpm
+if [ $mode = outputs ]; then
+	printf '%s\n' "$deb_file" "$rpm_file"
+	exit 0
+fi
+if [ -z "${SOURCE_DATE_EPOCH:-}" ]; then
+	SOURCE_DATE_EPOCH=$(git -C "$TOP" log -1 --format=%ct 2>/dev/null) ||
+		pkg_die "package: SOURCE_DATE_EPOCH unset and $TOP is not a git checkout"
+fi
+export SOURCE_DATE_EPOCH
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+root=$work/root
+mkdir -p "$root" "$PKG_OUT"
+
+# stage_list: copy every listed source into $root.
+stage_list() {
+	local f target mode
+	list_sources >"$work/sources"
+	while IFS=$'\t' read -r f target mode; do
+		[ -n "$target" ] || continue
+		install -D -m "$mode" "$f" "$root$target"
+	done <"$work/sources"
 }
 
 stage_list
@@ -79,6 +121,7 @@ find "$root/usr/share/man" -type f ! -name '*.gz' -exec gzip -9nf {} +
 strip --remove-section=.comment --remove-section=.note "$root/usr/sbin/mmbatchd" "$root/usr/bin/mmbench"
 pkg_normalize "$root"
 
+# shellcheck disable=SC2034 # the upper-case locals fill the templates (pkg_subst, by name)
 build_deb() {
 	local dir=$work/deb ARCH MAINTAINER=$PKG_MAINTAINER DEB_VERSION=$version-$PKG_REVISION
 	local SOURCE=mmbatch DATE CHANGE="mmbatchd and mmbench $version." INSTALLED_SIZE SHLIBS_DEPENDS
@@ -100,9 +143,8 @@ build_deb() {
 	for s in postinst prerm postrm; do
 		install -m 0755 "$TOP/specs/deb/mmbatchd.$s" "$dir/DEBIAN/$s"
 	done
-	local file=$PKG_OUT/mmbatchd_${DEB_VERSION}_$ARCH.deb
-	pkg_deb "$dir" "$file"
-	echo "$file"
+	pkg_deb "$dir" "$deb_file"
+	echo "$deb_file"
 }
 
 build_rpm() {
@@ -126,8 +168,8 @@ build_rpm() {
 		--define "filelist $top/files"
 	local rpm=mmbatchd-$version-$PKG_REVISION.$arch.rpm
 	[ -f "$top/RPMS/$arch/$rpm" ] || pkg_die "package: rpmbuild did not produce $rpm"
-	mv -f "$top/RPMS/$arch/$rpm" "$PKG_OUT/$rpm"
-	echo "$PKG_OUT/$rpm"
+	mv -f "$top/RPMS/$arch/$rpm" "$rpm_file"
+	echo "$rpm_file"
 }
 
 build_deb

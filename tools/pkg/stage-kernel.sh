@@ -9,13 +9,13 @@
 #     dbg/                               vmlinux + module debug info (only
 #                                        when CONFIG_DEBUG_INFO=y)
 #     doc/config-report.txt              the config stage's report
-#     build.env                          the build identity (mmbatch-build.env)
+#     build.env                          a copy of the build identity
 #
-# Prints the stage directory. Reads: the knobs of tools/kbuild/lib.sh (BASE,
-# FLAVOR, NR_CPUS, ...) or PKG_BUILD_DIR; PKG_STAGE; JOBS (default 2).
+# Prints the stage directory. Reads: BUILD (the build's identity file,
+# tools/kbuild/identity.sh); PKG_STAGE; JOBS (default 2).
 set -eu
 
-usage() { echo "usage: stage-kernel.sh  (knobs from the environment)" >&2; exit 2; }
+usage() { echo "usage: BUILD=out/build/<name>/mmbatch-build.env stage-kernel.sh" >&2; exit 2; }
 [ $# -eq 0 ] || usage
 
 . "$(dirname "$0")/lib.sh"
@@ -26,7 +26,6 @@ kmake() {
 	make -s -C "$TREE" O="$BUILD_DIR" LOCALVERSION= -j"${JOBS:-2}" "$@"
 }
 
-[ -f "$BUILD_DIR/arch/$SRCARCH/boot/bzImage" ] || pkg_die "package: no $BUILD_DIR/arch/$SRCARCH/boot/bzImage: run 'make kernel'"
 [ -f "$BUILD_DIR/config-report.txt" ] || pkg_die "package: no $BUILD_DIR/config-report.txt (config stage report)"
 # The image package depends on dracut, which needs initramfs support.
 pkg_is_enabled BLK_DEV_INITRD || pkg_die "package: $BUILD_DIR/.config: CONFIG_BLK_DEV_INITRD is not set (dracut needs it)"
@@ -38,11 +37,11 @@ trap 'rm -rf "$tmp"' EXIT
 
 # The image, its map and config under neutral names.
 mkdir -p "$tmp/boot" "$tmp/doc"
-cp "$BUILD_DIR/arch/$SRCARCH/boot/bzImage" "$tmp/boot/vmlinuz"
+cp "$IMAGE" "$tmp/boot/vmlinuz"
 cp "$BUILD_DIR/System.map" "$tmp/boot/System.map"
 cp "$BUILD_DIR/.config" "$tmp/boot/config"
 cp "$BUILD_DIR/config-report.txt" "$tmp/doc/config-report.txt"
-cp "$BUILD_DIR/mmbatch-build.env" "$tmp/build.env"
+cp "$PKG_BUILD" "$tmp/build.env"
 
 # Modules, stripped; kbuild's build/source links point into this machine's
 # build dir: the headers package provides `build` instead.

@@ -1,0 +1,101 @@
+#!/bin/bash
+# shellcheck disable=SC2154 # rc_out is set by capture (printf -v)
+# `make check-packages`: the packages of the guest builds, each named by its
+# identity file (tools/kbuild/identity.sh) in PKG_TEST_BUILDS and packaged
+# before (make guest-packages). Each test is a timed step:
+#   lint              lintian + rpmlint on every package of every build
+#   contents          contents_test.sh of each build (the first one also
+#                     checks the mmbatchd packages)
+#   contents_rejects  contents_test.sh must fail on a copy of the first
+#                     build whose image DEB lacks its vmlinuz (the checks can
+#                     fail)
+#   rpm               rpm_test.sh of each build: scriptlets, payload = DEB's
+#   chroot            chroot_test.sh: install/purge of every image DEB and
+#                     the mmbatchd DEB in a Debian 12 chroot, with dracut
+#   identity          identity_test.sh on the first build: what packaging
+#                     records, skipping an unchanged build, refusing a changed
+#                     image
+# The subset selector ONLY (tests/lib/assert.sh) picks tests by these names
+# (NAME or NAME_test), e.g. ONLY=packages/chroot. Every selected test runs,
+# also after a failure; the summary counts one result per test.
+# Reads: PKG_TEST_BUILDS (default: the guest builds of 6.12 and 6.1 at
+# their fixed paths, out/build/<base>-guest/mmbatch-build.env), TOP, OUT,
+# ONLY, TEST_STAGE.
+set -eu
+
+usage() { echo "usage: PKG_TEST_BUILDS='out/build/<name>/mmbatch-build.env ...' run.sh" >&2; exit 2; }
+[ $# -eq 0 ] || usage
+here=$(cd "$(dirname "$0")" && pwd)
+TEST_NAME=${TEST_STAGE:-packages}
+. "$here/lib.sh"
+
+if [ -z "${PKG_TEST_BUILDS:-}" ]; then
+	PKG_TEST_BUILDS="$OUT/build/6.12-guest/mmbatch-build.env $OUT/build/6.1-guest/mmbatch-build.env"
+	echo "packages: PKG_TEST_BUILDS not set: the guest builds $PKG_TEST_BUILDS" >&2
+fi
+read -r -a builds <<<"$PKG_TEST_BUILDS"
+for b in "${builds[@]}"; do
+	pk_get "$b" PACKAGED_IMAGE_HASH >/dev/null || { echo "ERROR: packages: $b is not packaged: make guest-packages" >&2; exit 1; }
+done
+
+# run_test NAME CMD...: CMD as a timed step when ONLY selects NAME; one
+# result for it.
+run_test() {
+	local name=$1
+	shift
+	if ! selected "$name" && ! selected "${name}_test"; then
+		echo "step $name: not selected"
+		return 0
+	fi
+	if step "$name" "$@"; then pass "$name"; else fail "$name (see its output above)"; fi
+}
+
+# contents_rejects BUILD: contents_test.sh on a copy of BUILD whose image
+# DEB has no vmlinuz must fail on that.
+contents_rejects() {
+	local image copy
+	scratch
+	image=$(pk_get "$1" IMAGE_DEB)
+	dpkg-deb -R "$image" "$T/pkg"
+	rm -f "$T/pkg/boot/vmlinuz-"*
+	mkdir "$T/out"
+	dpkg-deb --root-owner-group -Zgzip -b "$T/pkg" "$T/out/$(basename "$image")" >/dev/null
+	copy=$T/mmbatch-build.env
+	cp "$1" "$copy"
+	bid_update "$copy" IMAGE_DEB="$T/out/$(basename "$image")"
+	local failures=$test_failures
+	capture rc "$here/contents_test.sh" "$copy"
+	grep -E '^  FAIL|: [0-9]+ passed' <<<"$rc_out" || true
+	expect_fails "contents_test on an image DEB without vmlinuz" "^  FAIL: image DEB: expected line '/boot/vmlinuz-" \
+		"$rc" "$rc_out"
+	rm -rf "$T"
+	T=
+	[ "$test_failures" -eq "$failures" ]
+}
+
+# each CMD ARG...: CMD once per build (CMD ARG... BUILD); fails when one did.
+each() {
+	local b rc=0
+	for b in "${builds[@]}"; do "$@" "$b" || rc=1; done
+	return $rc
+}
+
+# contents_all: every build's contents, the first one's mmbatchd packages too.
+contents_all() {
+	local b rc=0
+	"$here/contents_test.sh" --mmbatchd "${builds[0]}" || rc=1
+	for b in "${builds[@]:1}"; do "$here/contents_test.sh" "$b" || rc=1; done
+	return $rc
+}
+
+mapfile -t pkgs < <(for b in "${builds[@]}"; do pk_packages "$b"; done | sort -u)
+run_test lint "$TOP/tools/pkg/lint.sh" "${pkgs[@]}"
+run_test contents contents_all
+run_test contents_rejects contents_rejects "${builds[0]}"
+run_test rpm each "$here/rpm_test.sh"
+run_test chroot "$here/chroot_test.sh" "${builds[@]}"
+run_test identity "$here/identity_test.sh" "${builds[0]}"
+if [ $((test_passes + test_failures)) -eq 0 ]; then
+	echo "ERROR: packages: ONLY='${ONLY:-}' selects no test of this stage" >&2
+	exit 1
+fi
