@@ -43,7 +43,7 @@ deps-%:
 # The subset selector of every stage (tests/lib/assert.sh): ONLY='STAGE
 # STAGE/TEST ...'. TEST_STAGE tells a stage's tests which stage runs them.
 export ONLY
-check-%: export TEST_STAGE ?= $*
+check-%: export TEST_STAGE ?= $(@:check-%=%)
 
 ## test: check  every test stage of CHECK_STAGES, in order, timed (what CI runs; ONLY='STAGE[/TEST] ...' selects)
 # check installs only what its stages need: each stage depends on its own

@@ -173,7 +173,7 @@ capture() {
 
 scratch() {
 	local base=${TEST_TMPDIR:-${OUT:-${TOP:-.}/out}/test-tmp}
-	mkdir -p -m 0755 "$base"
+	[ -d "$base" ] || { mkdir -p "$base" && chmod 0755 "$base"; }
 	T=$(mktemp -d "$base/$TEST_NAME.XXXXXX")
 	chmod 0755 "$T"
 }
