@@ -20,7 +20,8 @@
 #                          lines. status= is the last command's.
 #   ```sh host             in the Debian 12 test chroot (tools/pkg/mkchroot.sh)
 #                          with a local apt repository signed by a throwaway
-#                          key (tools/repo/mkrepo.sh) holding the 6.12 guest
+#                          key (tests/repo/lib.sh's rt_make_key,
+#                          tools/repo/mkrepo.sh) holding the 6.12 guest
 #                          packages and mmbatchd, the documented URL
 #                          https://pkgs.example.org/mmbatch replaced by its
 #                          file:// URL, the same fake knobs bound over the
@@ -58,10 +59,10 @@ export TOP OUT
 # shellcheck disable=SC2034 # read by assert.sh
 TEST_NAME=check-docs
 export TEST_STAGE=${TEST_STAGE:-docs}
-# shellcheck source=tests/lib/assert.sh
-. "$TOP/tests/lib/assert.sh"
-# shellcheck source=tools/kbuild/identity.sh
-. "$TOP/tools/kbuild/identity.sh"
+# The repository tests' library: tests/lib/assert.sh, tools/kbuild/identity.sh,
+# and the throwaway keys and package lookups the host blocks use.
+# shellcheck source=tests/repo/lib.sh
+. "$TOP/tests/repo/lib.sh"
 
 usage() { echo "usage: run.sh" >&2; exit 2; }
 [ $# -eq 0 ] || usage
@@ -328,14 +329,14 @@ host_packages() {
 		done
 		return 0
 	fi
-	for k in META_DEB IMAGE_DEB MMBATCHD_DEB; do (bid_get "$build" "$k") || return 0; done
+	rt_packages "$build" META_DEB IMAGE_DEB MMBATCHD_DEB || true
 }
 
 host_cleanup() {
 	[ -n "${host_root:-}" ] || return 0
 	umount -l "$host_root/proc/sys" "$host_root/sys/kernel/mm" 2>/dev/null || true
 	"$TOP/tools/pkg/mkchroot.sh" umount "$host_root" || true
-	[ -z "${gpg_home:-}" ] || GNUPGHOME=$gpg_home gpgconf --kill gpg-agent >/dev/null 2>&1 || true
+	rt_cleanup_keys
 	rm -rf --one-file-system "$host_root"
 }
 
@@ -346,11 +347,8 @@ host_setup() {
 		host_error="no 6.12 guest packages (META_DEB, IMAGE_DEB, MMBATCHD_DEB of ${BUILD:-$OUT/build/6.12-guest/mmbatch-build.env}): run 'make packages BASE=6.12 FLAVOR=guest' (make check's check-packages stage does)"
 		return 1
 	fi
-	gpg_home=$T/gnupg
-	install -d -m 0700 "$gpg_home"
-	GNUPGHOME=$gpg_home gpg --batch --quiet --passphrase '' --quick-generate-key "mmbatch doc-test key <test@mmbatch.example.org>" rsa3072 sign 1d
-	GNUPGHOME=$gpg_home gpg --batch --quiet --armor --export-secret-keys >"$T/repo-key.asc"
-	out=$(REPO_KEY=$T/repo-key.asc REPO_OUT=$T/repo REPO_URL=file://$CHROOT_REPO "$TOP/tools/repo/mkrepo.sh" "${pkgs[@]}" 2>&1) || rc=$?
+	rt_make_key "$T/key" "mmbatch doc-test key"
+	out=$(REPO_KEY=$T/key/key.asc REPO_OUT=$T/repo REPO_URL=file://$CHROOT_REPO "$MKREPO" "${pkgs[@]}" 2>&1) || rc=$?
 	expect_ok "host: local signed repository of ${#pkgs[@]} packages (tools/repo/mkrepo.sh)" "$rc" "$out"
 	[ "$rc" -eq 0 ] || { host_error="mkrepo failed"; return 1; }
 	host_root=$T/root
