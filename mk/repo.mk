@@ -1,5 +1,6 @@
 # Signed package repositories: an apt and a yum repository made from what
-# `make packages` left in out/packages/, into out/repo/, both signed with the
+# `make packages` left in out/packages/ (or, with BUILD=FILE, from the
+# packages that build's identity file records), into out/repo/, both signed with the
 # key given by REPO_KEY (a secret key file, a key id in your keyring, or
 # `generate` for a throwaway key kept in out/repo-key/). Scripts in
 # tools/repo/, the test stage in tests/repo/.
@@ -12,7 +13,7 @@
 
 export REPO_KEY REPO_KEY_PASSFILE REPO_URL REPO_SUITE REPO_ORIGIN REPO_OUT REPO_PACKAGES REPO_REPLACE REPO_VALID_DAYS
 
-## build: repo  signed apt + yum repositories of out/packages/ into out/repo/ (REPO_KEY=FILE|ID|generate; run 'make packages' first; re-run within REPO_VALID_DAYS=7)
+## build: repo  signed apt + yum repositories of out/packages/ (BUILD=FILE: the packages that build identity records) into out/repo/ (REPO_KEY=FILE|ID|generate; run 'make packages' first; re-run within REPO_VALID_DAYS=7)
 PHONY += repo
 repo: | deps-repo
 	@$(TOP)/tools/repo/mkrepo.sh

@@ -15,12 +15,14 @@ with_mmbatchd=0
 build=$1
 . "$(dirname "$0")/lib.sh"
 
-IMAGE_DEB=$(pk_get "$build" IMAGE_DEB) HEADERS_DEB=$(pk_get "$build" HEADERS_DEB)
-KERNEL_RPM=$(pk_get "$build" KERNEL_RPM) DEVEL_RPM=$(pk_get "$build" DEVEL_RPM)
+IMAGE_DEB=$(pk_get "$build" IMAGE_DEB)
+HEADERS_DEB=$(pk_get "$build" HEADERS_DEB)
+KERNEL_RPM=$(pk_get "$build" KERNEL_RPM)
+DEVEL_RPM=$(pk_get "$build" DEVEL_RPM)
 # Only some builds have these (debug info, series releases): empty otherwise.
-DBG_DEB=$(bid_get "$build" DBG_DEB 2>/dev/null || true)
-DEBUGINFO_RPM=$(bid_get "$build" DEBUGINFO_RPM 2>/dev/null || true)
-META_DEB=$(bid_get "$build" META_DEB 2>/dev/null || true)
+DBG_DEB=$(bid_get "$build" DBG_DEB 2>/dev/null) || DBG_DEB=
+DEBUGINFO_RPM=$(bid_get "$build" DEBUGINFO_RPM 2>/dev/null) || DEBUGINFO_RPM=
+META_DEB=$(bid_get "$build" META_DEB 2>/dev/null) || META_DEB=
 kver=$(pk_kver "$IMAGE_DEB")
 flavor=${kver##*-}
 base=$(echo "$kver" | cut -d. -f1-2)
@@ -104,7 +106,8 @@ expect_line "devel RPM" "/usr/src/kernels/$kver/Makefile" "$list"
 expect_line "devel RPM" "/lib/modules/$kver/build" "$list"
 
 if [ $with_mmbatchd = 1 ]; then
-	MMBATCHD_DEB=$(pk_get "$build" MMBATCHD_DEB) MMBATCHD_RPM=$(pk_get "$build" MMBATCHD_RPM)
+	MMBATCHD_DEB=$(pk_get "$build" MMBATCHD_DEB)
+	MMBATCHD_RPM=$(pk_get "$build" MMBATCHD_RPM)
 	echo "- mmbatchd DEB $(basename "$MMBATCHD_DEB")"
 	list=$(deb_list "$MMBATCHD_DEB")
 	for f in /usr/sbin/mmbatchd /usr/bin/mmbench /etc/mmbatch/mmbatchd.yaml /lib/systemd/system/mmbatchd.service \

@@ -20,7 +20,7 @@ pk_get() { bid_get "$1" "$2"; }
 pk_packages() {
 	local k
 	for k in $BID_PACKAGE_KEYS; do
-		[ "$k" = PACKAGED_IMAGE_HASH ] || bid_get "$1" "$k" 2>/dev/null || true
+		[ "$k" = PACKAGED_IMAGE_HASH ] || (bid_get "$1" "$k" 2>/dev/null) || true
 	done
 }
 pk_kver() { dpkg-deb -f "$1" Package | sed 's/^linux-image-//'; }

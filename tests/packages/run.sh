@@ -35,7 +35,7 @@ if [ -z "${PKG_TEST_BUILDS:-}" ]; then
 fi
 read -r -a builds <<<"$PKG_TEST_BUILDS"
 for b in "${builds[@]}"; do
-	pk_get "$b" PACKAGED_IMAGE_HASH >/dev/null || { echo "ERROR: packages: $b is not packaged: make guest-packages" >&2; exit 1; }
+	(pk_get "$b" PACKAGED_IMAGE_HASH >/dev/null) || { echo "ERROR: packages: $b is not packaged: make guest-packages" >&2; exit 1; }
 done
 
 # run_test NAME CMD...: CMD as a timed step when ONLY selects NAME; one

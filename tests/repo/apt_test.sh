@@ -140,7 +140,7 @@ capture rc build_next
 expect_ok "build and package BASE=6.12 FLAVOR=guest PATCHES_ROOT=<VERSION $((series1 + 1))> KB_BUILD_DIR=$next_build ($((SECONDS - t1)) s)" \
 	"$rc" "$rc_out"
 printf '%s\n' "$rc_out" | grep -E '^build: .*(ccache|in [0-9]+ s)|^package: [0-9]+ packages' || true
-kver2=$(bid_get "$next_id" KERNELRELEASE 2>&1 || true)
+kver2=$(bid_get "$next_id" KERNELRELEASE 2>&1) || true
 expect_eq "next release" "${kver1/-mmbatch$series1-/-mmbatch$((series1 + 1))-}" "$kver2"
 if ! v2=$(rt_packages "$next_id" IMAGE_DEB META_DEB); then
 	fail "packages of $kver2 in $next_id (see above)"

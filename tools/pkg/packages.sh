@@ -13,7 +13,8 @@
 #   IMAGE_HASH of the image in those packages
 # Packages already recorded for this image (PACKAGED_IMAGE_HASH =
 # IMAGE_HASH), in $PKG_OUT, and newer than their inputs (the packaging
-# scripts and specs, the build's modules) are not made again ("skipped");
+# scripts and specs, the build's modules; its config report as packaged) are
+# not made again ("skipped");
 # the same holds for the mmbatchd packages and their inputs
 # (mmbatchd-pkg.sh --inputs). Packaging starts by removing the package keys,
 # so a failed run leaves none, and records them only when the image is still
@@ -119,7 +120,7 @@ newer_input() {
 # kernel_stale: why the kernel packages of this image must be made (again),
 # or nothing when the recorded ones are current.
 kernel_stale() {
-	local files old why
+	local files old why deb rpm
 	if [ "$(bid_get "$PKG_BUILD" PACKAGED_IMAGE_HASH 2>/dev/null || true)" != "$IMAGE_HASH" ]; then
 		echo "not packaged from this image yet (PACKAGED_IMAGE_HASH is not IMAGE_HASH)"
 		return 0
@@ -128,14 +129,29 @@ kernel_stale() {
 		echo "$files"
 		return 0
 	}
-	if pkg_is_enabled DEBUG_INFO && ! bid_get "$PKG_BUILD" DBG_DEB >/dev/null 2>&1; then
+	if pkg_is_enabled DEBUG_INFO && ! (bid_get "$PKG_BUILD" DBG_DEB >/dev/null 2>&1); then
 		echo "no DBG_DEB recorded for a build with debug info"
 		return 0
 	fi
+	# Another build of the same release (e.g. signed) makes the same file
+	# names: the recorded packages must still hold this image.
+	deb=$(bid_get "$PKG_BUILD" IMAGE_DEB) rpm=$(bid_get "$PKG_BUILD" KERNEL_RPM)
+	[ "$(dpkg-deb --fsys-tarfile "$deb" | tar -xOf - "./boot/vmlinuz-$KERNELRELEASE" | sha256sum | cut -c1-64)" = "$IMAGE_HASH" ] || {
+		echo "$(basename "$deb") holds another image than IMAGE_HASH"
+		return 0
+	}
+	[ "$(rpm2cpio "$rpm" | cpio -i --quiet --to-stdout "./lib/modules/$KERNELRELEASE/vmlinuz" | sha256sum | cut -c1-64)" = "$IMAGE_HASH" ] || {
+		echo "$(basename "$rpm") holds another image than IMAGE_HASH"
+		return 0
+	}
 	old=$(oldest "$files")
 	why=$(newer_input "$old" "$TOP/tools/pkg/lib.sh" "$TOP/tools/pkg/packages.sh" "$TOP/tools/pkg/stage-kernel.sh" \
-		"$TOP/tools/pkg/kernel-deb.sh" "$TOP/tools/pkg/kernel-rpm.sh" "$TOP/specs/deb" "$TOP/specs/mmbatch-kernel.spec" \
-		"$BUILD_DIR/.config" "$BUILD_DIR/config-report.txt")
+		"$TOP/tools/pkg/kernel-deb.sh" "$TOP/tools/pkg/kernel-rpm.sh" "$TOP/specs/deb" "$TOP/specs/mmbatch-kernel.spec")
+	# The .config is in CONFIG_HASH (a new one drops the package keys); the
+	# report, rewritten by every config run, by content: the staged copy is
+	# what the packages carry.
+	[ -n "$why" ] || cmp -s "$BUILD_DIR/config-report.txt" "$PKG_STAGE/$KERNELRELEASE/doc/config-report.txt" ||
+		why="$BUILD_DIR/config-report.txt is not the packaged one ($PKG_STAGE/$KERNELRELEASE/doc/)"
 	# The modules are not in IMAGE_HASH: a module rebuilt alone counts too.
 	[ -n "$why" ] || why=$(find "$BUILD_DIR" -name '*.ko' -newer "$old" -printf "module %P is newer than ${old##*/}\n" -quit)
 	echo "$why"
@@ -197,20 +213,23 @@ fi
 if [ "${PKG_MMBATCHD:-1}" = 1 ]; then
 	why=$(mmbatchd_stale)
 	if [ -z "$why" ]; then
-		pkg_note "package: mmbatchd: skipped, the recorded packages are newer than their inputs (mmbatchd-pkg.sh --inputs)"
-		mapfile -t tools < <(recorded MMBATCHD_DEB MMBATCHD_RPM)
+		pkg_note "package: mmbatchd: skipped, its packages are newer than their inputs (mmbatchd-pkg.sh --inputs)"
+		mapfile -t tools < <("$here/mmbatchd-pkg.sh" --outputs)
 	else
 		pkg_note "package: mmbatchd: $why"
 		t1=$SECONDS
-		# The daemon packages date from the repo, not from this kernel build.
 		tools=()
+		# The daemon packages date from the repo, not from this kernel build.
 		run_into tools env -u SOURCE_DATE_EPOCH "$here/mmbatchd-pkg.sh"
 		[ ${#tools[@]} -eq 2 ] || pkg_die "package: mmbatchd packaging failed (see above)"
 		echo "package: mmbatchd DEB+RPM in $((SECONDS - t1)) s" >&2
-		kv=()
-		for p in "${tools[@]}"; do kv+=("$(key_for "$p")=$p"); done
-		bid_update "$PKG_BUILD" "${kv[@]}"
 	fi
+	kv=()
+	for p in "${tools[@]}"; do
+		k=$(key_for "$p")
+		[ "$(bid_get "$PKG_BUILD" "$k" 2>/dev/null || true)" = "$p" ] || kv+=("$k=$p")
+	done
+	[ ${#kv[@]} -eq 0 ] || bid_update "$PKG_BUILD" "${kv[@]}"
 	all+=("${tools[@]}")
 fi
 

@@ -77,8 +77,8 @@ rpm_members() {
 
 same=0 differ=0 missing=0
 for key in $PKG_FILE_KEYS; do
-	pa=$(bid_get "$id_a" "$key" 2>/dev/null || true)
-	pb=$(bid_get "$id_b" "$key" 2>/dev/null || true)
+	pa=$(bid_get "$id_a" "$key" 2>/dev/null) || pa=
+	pb=$(bid_get "$id_b" "$key" 2>/dev/null) || pb=
 	[ -n "$pa" ] || [ -n "$pb" ] || continue
 	if [ -z "$pb" ] || [ -z "$pa" ]; then
 		echo "repro: $key: only in build $([ -n "$pa" ] && echo "a ($(basename "$pa"))" || echo "b ($(basename "$pb"))")"

@@ -20,8 +20,10 @@
 # reprepro keeps one version per package name and suite.
 #
 #   mkrepo.sh [PACKAGE.deb|PACKAGE.rpm ...]
-# Without arguments: every .deb and .rpm in $REPO_PACKAGES.
-# Reads: REPO_KEY (required: key file, key id or `generate`; see
+#   BUILD=FILE mkrepo.sh   every package the build identity FILE records
+#                          (tools/kbuild/identity.sh, tools/pkg/packages.sh)
+# Without arguments or BUILD: every .deb and .rpm in $REPO_PACKAGES.
+# Reads: BUILD, REPO_KEY (required: key file, key id or `generate`; see
 # tools/repo/lib.sh), REPO_KEY_PASSFILE, REPO_OUT (default $OUT/repo),
 # REPO_PACKAGES (default $OUT/packages), REPO_URL (where clients reach
 # REPO_OUT; default file://REPO_OUT), REPO_SUITE (default bookworm),
@@ -74,7 +76,16 @@ trap 'repo_cleanup; rm -rf "$work"' EXIT
 repo_key_init
 
 pkgs=("$@")
-if [ ${#pkgs[@]} -eq 0 ]; then
+if [ ${#pkgs[@]} -eq 0 ] && [ -n "${BUILD:-}" ]; then
+	# shellcheck source=../kbuild/identity.sh
+	. "$TOP/tools/kbuild/identity.sh"
+	bid_get "$BUILD" PACKAGED_IMAGE_HASH >/dev/null || exit 1
+	for k in $BID_PACKAGE_KEYS; do
+		[ "$k" != PACKAGED_IMAGE_HASH ] || continue
+		if p=$(bid_get "$BUILD" "$k" 2>/dev/null); then pkgs+=("$p"); fi
+	done
+	repo_note "repo: the ${#pkgs[@]} packages of $BUILD"
+elif [ ${#pkgs[@]} -eq 0 ]; then
 	[ -d "$REPO_PACKAGES" ] || repo_die "repo: no $REPO_PACKAGES: run 'make packages' first"
 	mapfile -t pkgs < <(find "$REPO_PACKAGES" -maxdepth 1 -type f \( -name '*.deb' -o -name '*.rpm' \) | sort)
 	[ ${#pkgs[@]} -gt 0 ] || repo_die "repo: no .deb or .rpm in $REPO_PACKAGES: run 'make packages' first"
