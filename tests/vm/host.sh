@@ -17,10 +17,11 @@ guest_results() {
 		"ok       "*) pass "${line#ok       }" ;;
 		"FAIL     "*) fail "${line#FAIL     }" ;;
 		"NOT-LIVE "*)
-			# "NOT-LIVE NAME: WHY": a check this guest's kernel or config
-			# cannot run; counted as skipped, never as passed.
+			# "NOT-LIVE NAME: WHY" (NAME may hold ": ", WHY does not): a
+			# check this guest's kernel or config cannot run; counted as
+			# skipped, never as passed.
 			what=${line#NOT-LIVE }
-			skip "${what%%: *}" "not live on this guest: ${what#*: }" ;;
+			skip "${what%: *}" "not live on this guest: ${what##*: }" ;;
 		*) printf '    | %s\n' "$line" ;;
 		esac
 	done < "$1"

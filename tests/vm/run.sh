@@ -99,7 +99,9 @@ for t in "${tests[@]}"; do
 done
 
 echo "vm: checks skipped (not live on these guests; never counted as passed):"
-grep -h '^  SKIP: ' "$logs"/*.log 2>/dev/null | sed 's/^  SKIP: /  /' || echo "  (none)"
+for log in "$logs"/*.log; do
+	sed -n "s|^  SKIP: |  [$(basename "$log" .log)] |p" "$log"
+done | grep . || echo "  (none)"
 echo "vm: checks: $checks_p passed, $checks_f failed, $checks_s skipped; total $((SECONDS - t_all)) s"
 echo "vm: $passed passed, $failed failed, $unselected not selected${failed_names[0]:+ (failed: ${failed_names[*]})}"
 [ $((passed + failed)) -gt 0 ] || die "vm: ONLY='${ONLY:-}' selects no test of this stage"
