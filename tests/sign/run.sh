@@ -1,46 +1,45 @@
 #!/bin/bash
 # `make check-sign`: module signing with a key supplied from outside the build
-# (SIGN_KEY). Prints each step and each assertion (expected and actual):
-#  1. config stage: a SIGN_KEY that is missing, not a file, has no certificate,
-#     no private key, or a key of another certificate fails with one line
-#     naming the file, and creates no build dir;
-#  2. without SIGN_KEY the 6.12 guest's report says "modules: unsigned";
-#  3. the 6.12 guest built with SIGN_KEY (a throwaway key made here under
-#     $OUT/test-sign/, reused while it exists) and tests/sign/sign-force.config
-#     (MODULE_SIG_FORCE=y): report line with the certificate's fingerprint,
-#     the key's path in .config (kbuild needs it there) but not in the report;
-#  4. tests/sign's module built against that build dir: one copy signed by
-#     kbuild's modules_install (MODULE_SIG_ALL with SIGN_KEY), one with the
-#     kernel's scripts/sign-file, one signed with another key, one unsigned;
-#     the guest (tools/vmtest/vmtest) loads both signed ones (unloading in
-#     between) and refuses the others (insmod: "Key was rejected by service",
-#     dmesg: "Loading of ... is rejected").
-# Reads: TOP, OUT, MAKE, SIGN_TESTS (subset of: config unsigned build vm;
-#        default all), SIGN_TEST_TIMEOUT (guest timeout, default 300 s).
+# (SIGN_KEY). Prints each step and each assertion (expected and actual).
+# Tests (ONLY=sign/NAME; vm needs build's kernel, so it runs build too):
+#  config    config stage: a SIGN_KEY that is missing, not a file, has no
+#            certificate, no private key, or a key of another certificate
+#            fails with one line naming the file, and creates no build dir;
+#  unsigned  without SIGN_KEY the 6.12 guest's report says "modules:
+#            unsigned", its identity file names no signing key;
+#  build     the 6.12 guest built with SIGN_KEY (a throwaway key made here
+#            under $OUT/test-sign/, reused while it exists) and
+#            tests/sign/sign-force.config (MODULE_SIG_FORCE=y): report line
+#            with the certificate's fingerprint, the key's path in .config
+#            (kbuild needs it there) but not in the report or the identity
+#            file; the build is read through its identity file (path from
+#            KB_IDENTITY_OUT: SIGN_FPR, IMAGE, CONFIG_HASH);
+#  vm        tests/sign's module built against that build dir: one copy
+#            signed by kbuild's modules_install (MODULE_SIG_ALL with
+#            SIGN_KEY), one with the kernel's scripts/sign-file, one signed
+#            with another key, one unsigned; the guest (tools/vmtest/vmtest)
+#            loads both signed ones (unloading in between) and refuses the
+#            others (insmod: "Key was rejected by service", dmesg: "Loading
+#            of ... is rejected").
+# Reads: TOP, OUT, MAKE, ONLY (tests/lib/assert.sh's selector),
+#        SIGN_TEST_TIMEOUT (guest timeout, default 300 s).
 set -eu
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 OUT=${OUT:-$TOP/out}
 export TOP OUT
+TEST_NAME=${TEST_STAGE:-sign}
 make_cmd=${MAKE:-make}
+kb=$TOP/tools/kbuild
 # shellcheck source=tests/lib/knobs.sh
 . "$TOP/tests/lib/knobs.sh"
-unset_pipeline_knobs
+unset_pipeline_knobs KB_IDENTITY_OUT
 export BASE=6.12 FLAVOR=guest
-T=$(mktemp -d)
 # shellcheck source=tests/lib/assert.sh
 . "$TOP/tests/lib/assert.sh"
-wanted() { [ -z "${SIGN_TESTS:-}" ] || [[ " $SIGN_TESTS " == *" $1 "* ]]; }
-
-# expect_line WHAT FILE TEXT: some line of FILE contains TEXT.
-expect_line() {
-	if grep -Fq -- "$3" "$2"; then pass "$1: has '$3'"
-	else fail "$1: expected a line with '$3' in $2; it has:"; sed 's/^/      | /' "$2" | tail -n 20 >&2; fi
-}
-# expect_no_line WHAT FILE TEXT: no line of FILE contains TEXT.
-expect_no_line() {
-	if grep -Fq -- "$3" "$2"; then fail "$1: expected no '$3' in $2; found: $(grep -F -m1 -- "$3" "$2")"
-	else pass "$1: no '$3'"; fi
-}
+# shellcheck source=tools/kbuild/identity.sh
+. "$kb/identity.sh"
+scratch
+sha() { sha256sum | cut -c1-64; }
 
 # expect_insmod FILE MODULE refused|loaded: the guest's "insmod M.ko: status N"
 # line (busybox insmod exits with the errno, e.g. 129 = EKEYREJECTED).
@@ -72,9 +71,9 @@ make_key "$T/other.pem" "mmbatch check-sign other key"
 fpr=sha256:$(openssl x509 -in "$key" -noout -fingerprint -sha256 | sed 's/^.*=//')
 
 echo "== source and series of 6.12 (no-ops when check-pipeline ran)"
-"$make_cmd" -s --no-print-directory -C "$TOP" series >"$T/series.out" 2>&1 || { cat "$T/series.out"; fail "make series failed"; exit 1; }
+{ "$kb/source.sh" && "$kb/series.sh"; } >"$T/series.out" 2>&1 || { cat "$T/series.out"; fail "source.sh, series.sh (6.12) failed"; exit 1; }
 
-if wanted config; then
+if selected config; then
 	echo "== config stage: bad SIGN_KEY values fail with one line naming the file"
 	openssl req -new -x509 -nodes -batch -newkey rsa:2048 -subj "/CN=x/" -keyout "$T/keyonly.pem" -out "$T/cert.pem" 2>/dev/null
 	cp "$T/cert.pem" "$T/certonly.pem"
@@ -102,46 +101,58 @@ EOF
 	expect_eq "build dirs created by the bad SIGN_KEY runs" "" "$(comm -13 "$T/builds.before" "$T/builds.after" | tr '\n' ' ')"
 fi
 
-if wanted unsigned; then
+if selected unsigned; then
 	echo "== without SIGN_KEY: the 6.12 guest config says its modules are unsigned"
+	# The build of these knobs, and its identity file, by path.
+	plain=$OUT/build/6.12-guest
 	rc=0; "$make_cmd" -s --no-print-directory -C "$TOP" config >"$T/cfg.out" 2>&1 || rc=$?
 	expect_eq "make config (6.12 guest, no SIGN_KEY): exit status" 0 "$rc"
-	plain=$(dirname "$(tail -n 1 "$T/cfg.out")")
-	expect_line "$plain/config-report.txt" "$plain/config-report.txt" "signing:      modules: unsigned (no SIGN_KEY"
-	expect_no_line "$plain/.config" "$plain/.config" "CONFIG_MODULE_SIG_ALL=y"
-	expect_no_line "$plain/.config" "$plain/.config" "signing_key.pem"
+	expect_eq "identity CONFIG of the plain build" "$plain/.config" "$(bid_get "$plain/mmbatch-build.env" CONFIG 2>&1)"
+	rc=0; out=$(bid_get "$plain/mmbatch-build.env" SIGN_FPR 2>&1) || rc=$?
+	expect_fails "identity SIGN_FPR of the plain build: none" "SIGN_FPR is not set" "$rc" "$out"
+	expect_contains "$plain/config-report.txt" "signing:      modules: unsigned (no SIGN_KEY" "@$plain/config-report.txt"
+	expect_lacks "$plain/.config" "CONFIG_MODULE_SIG_ALL=y" "@$plain/.config"
+	expect_lacks "$plain/.config" "signing_key.pem" "@$plain/.config"
 fi
 
-if wanted build || wanted vm; then
+if selected build || selected vm; then
 	echo "== the 6.12 guest with SIGN_KEY=$key and MODULE_SIG_FORCE (ccache)"
 	rc=0
-	nice -n 5 env SIGN_KEY="$key" FRAGMENTS="$TOP/tests/sign/sign-force.config" \
+	nice -n 5 env SIGN_KEY="$key" FRAGMENTS="$TOP/tests/sign/sign-force.config" KB_IDENTITY_OUT="$T/kernel.id" \
 		"$make_cmd" --no-print-directory -C "$TOP" kernel >"$T/kernel.out" 2>&1 || rc=$?
 	grep -E '^(config|build): ' "$T/kernel.out" | grep -v ' compile: objects ' | sed 's/^/    /'
 	expect_eq "make kernel SIGN_KEY=... : exit status" 0 "$rc"
 	[ $rc -eq 0 ] || { tail -n 30 "$T/kernel.out" >&2; exit 1; }
-	bzimage=$(tail -n 1 "$T/kernel.out")
-	build=${bzimage%/arch/x86/boot/bzImage}
-	echo "    build dir: $build"
+	# The build, read through its identity file (its path from KB_IDENTITY_OUT).
+	id=$(cat "$T/kernel.id" 2>/dev/null || true)
+	build=$(bid_get "$id" BUILD_DIR) || { fail "no identity file named in KB_IDENTITY_OUT ($T/kernel.id)"; exit 1; }
+	bzimage=$(bid_get "$id" IMAGE) || { fail "identity $id names no IMAGE"; exit 1; }
+	echo "    build dir: $build, identity: $id"
+	expect_eq "identity file: in the build dir" "$build/mmbatch-build.env" "$id"
+	expect_eq "identity IMAGE" "$build/arch/x86/boot/bzImage" "$bzimage"
+	expect_eq "identity IMAGE_HASH = sha256 of the bzImage" "$(sha <"$bzimage")" "$(bid_get "$id" IMAGE_HASH 2>&1)"
+	expect_eq "identity CONFIG_HASH = sha256 of the .config" "$(sha <"$build/.config")" "$(bid_get "$id" CONFIG_HASH 2>&1)"
+	expect_eq "identity SIGN_FPR = the certificate's fingerprint" "$fpr" "$(bid_get "$id" SIGN_FPR 2>&1)"
+	expect_eq "make kernel: last line, the bzImage" "$bzimage" "$(tail -n 1 "$T/kernel.out")"
 	case "$(basename "$build")" in
 	6.12-guest-s*-f*) pass "build dir names the key (-s<sha8>): $(basename "$build")" ;;
 	*) fail "build dir: expected 6.12-guest-s<sha8>-f<sha8>, got $(basename "$build")" ;;
 	esac
 	report=$build/config-report.txt
-	expect_line "config-report.txt" "$report" "signing:      modules: signed with key $fpr"
-	expect_no_line "config-report.txt" "$report" "$key"
-	expect_no_line "mmbatch-build.env" "$build/mmbatch-build.env" "$key"
+	expect_contains "config-report.txt" "signing:      modules: signed with key $fpr" "@$report"
+	expect_lacks "config-report.txt" "$key" "@$report"
+	expect_lacks "mmbatch-build.env" "$key" "@$id"
 	for want in CONFIG_MODULE_SIG=y CONFIG_MODULE_SIG_ALL=y CONFIG_MODULE_SIG_FORCE=y "CONFIG_MODULE_SIG_KEY=\"$key\""; do
-		expect_line ".config" "$build/.config" "$want"
+		expect_contains ".config" "$want" "@$build/.config"
 	done
 	# The built-in keyring holds exactly our certificate.
 	openssl x509 -in "$key" -outform DER -out "$T/cert.der"
 	expect_eq "certs/signing_key.x509 = SIGN_KEY's certificate (sha256)" \
 		"$(sha256sum <"$T/cert.der" | cut -c1-64)" "$(sha256sum <"$build/certs/signing_key.x509" | cut -c1-64)"
-	expect_eq "kbuild generated no key (certs/signing_key.pem)" absent "$([ -e "$build/certs/signing_key.pem" ] && echo present || echo absent)"
+	expect_absent "kbuild generated no key (certs/signing_key.pem)" "$build/certs/signing_key.pem"
 fi
 
-if wanted vm; then
+if selected vm; then
 	echo "== out-of-tree module tests/sign against $build: signed, other key, unsigned"
 	mkdir -p "$T/mod"
 	cp "$TOP/tests/sign/Kbuild" "$TOP/tests/sign/mmbatch_signtest.c" "$T/mod/"
@@ -175,16 +186,16 @@ if wanted vm; then
 	expect_eq "guest command exit status" 0 "$rc"
 	g=$T/guest.out
 	expect_insmod "$g" unsigned refused
-	expect_line "guest" "$g" "insmod unsigned.ko: insmod: can't insert 'unsigned.ko': Key was rejected by service"
-	expect_line "guest" "$g" "Loading of unsigned module is rejected"
+	expect_contains "guest" "insmod unsigned.ko: insmod: can't insert 'unsigned.ko': Key was rejected by service" "@$g"
+	expect_contains "guest" "Loading of unsigned module is rejected" "@$g"
 	expect_insmod "$g" otherkey refused
-	expect_line "guest" "$g" "insmod otherkey.ko: insmod: can't insert 'otherkey.ko': Key was rejected by service"
-	expect_line "guest" "$g" "Loading of module with unavailable key is rejected"
+	expect_contains "guest" "insmod otherkey.ko: insmod: can't insert 'otherkey.ko': Key was rejected by service" "@$g"
+	expect_contains "guest" "Loading of module with unavailable key is rejected" "@$g"
 	expect_insmod "$g" installed loaded
-	expect_line "guest" "$g" "rmmod mmbatch_signtest: status 0"
+	expect_contains "guest" "rmmod mmbatch_signtest: status 0" "@$g"
 	expect_insmod "$g" signed loaded
 	expect_eq "guest: times the module said it loaded" 2 "$(grep -c 'mmbatch_signtest: loaded' "$g" || true)"
-	expect_line "guest" "$g" "/proc/modules: mmbatch_signtest"
-	expect_no_line "guest" "$g" "module verification failed"
+	expect_contains "guest" "/proc/modules: mmbatch_signtest" "@$g"
+	expect_lacks "guest" "module verification failed" "@$g"
 fi
-echo "check-sign: $test_failures assertion(s) failed"
+test_summary
