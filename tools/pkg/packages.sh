@@ -166,7 +166,7 @@ mmbatchd_stale() {
 	while IFS= read -r f; do
 		[ -f "$f" ] || { echo "no $f yet"; return 0; }
 	done <<<"$files"
-	inputs=$("$here/mmbatchd-pkg.sh" --inputs) || { echo "mmbatchd-pkg.sh --inputs failed"; return 0; }
+	inputs=$("$here/mmbatchd-pkg.sh" --inputs 2>/dev/null) || { echo "mmbatchd-pkg.sh --inputs failed"; return 0; }
 	mapfile -t inputs <<<"$inputs"
 	newer_input "$(oldest "$files")" "${inputs[@]}"
 }
