@@ -9,6 +9,7 @@
 # (tools/kbuild/identity.sh; bid_get reads it like any of our builds):
 #   KERNELRELEASE KVERSION BASE FLAVOR=stock VARIANT=debian PACKAGE
 #   IMAGE (the vmlinuz) IMAGE_HASH IMAGE_DEB (the .deb, for the full path)
+#   PACKAGED_IMAGE_HASH (= IMAGE_HASH: the .deb holds that vmlinuz)
 # Nothing goes to stdout.
 # Reads: OUT (default: out/ of this repo), VMTEST_STOCK_PKG (a package name to
 #        use instead of the newest one).
@@ -38,19 +39,21 @@ newest_package() {
 
 # write_identity DIR: DIR's identity file, from what DIR holds.
 write_identity() {
-	local dir=$1 vmlinuz rel deb
+	local dir=$1 vmlinuz rel deb hash
 	vmlinuz=$(ls "$dir"/boot/vmlinuz-* | head -n 1)
+	hash=$(sha256sum < "$vmlinuz" | cut -c1-64)
 	rel=${vmlinuz##*/vmlinuz-}
 	deb=$(ls "$dir"/linux-image-*.deb | head -n 1)
 	printf '%s\t%s\n' IDENTITY_VERSION 1 KERNELRELEASE "$rel" KVERSION "${rel%%-*}" BASE "$base" \
 		FLAVOR stock VARIANT debian PACKAGE "$(cat "$dir/package")" \
-		IMAGE "$cache/boot/${vmlinuz##*/}" IMAGE_HASH "$(sha256sum < "$vmlinuz" | cut -c1-64)" \
-		IMAGE_DEB "$cache/${deb##*/}" | _bid_write "$dir/mmbatch-build.env"
+		IMAGE "$cache/boot/${vmlinuz##*/}" IMAGE_HASH "$hash" \
+		IMAGE_DEB "$cache/${deb##*/}" PACKAGED_IMAGE_HASH "$hash" | _bid_write "$dir/mmbatch-build.env"
 }
 
 if [ -f "$cache/done" ]; then
-	# (A cache from before the identity file: write it now.)
-	[ -f "$identity" ] || write_identity "$cache"
+	# Written again from what the cache holds (also a cache from before
+	# the identity file).
+	write_identity "$cache"
 	exit 0
 fi
 
