@@ -1,5 +1,4 @@
 #!/bin/bash
-# shellcheck disable=SC2154 # rc_out is set by capture (printf -v)
 # `make check-packages`: the packages of the guest builds, each named by its
 # identity file (tools/kbuild/identity.sh) in PKG_TEST_BUILDS and packaged
 # before (make guest-packages). Each test is a timed step:
@@ -53,7 +52,8 @@ run_test() {
 # contents_rejects BUILD: contents_test.sh on a copy of BUILD whose image
 # DEB has no vmlinuz must fail on that.
 contents_rejects() {
-	local image copy
+	# Not "rc": step's own local of that name would see contents_test's status.
+	local image copy crc crc_out
 	scratch
 	image=$(pk_get "$1" IMAGE_DEB)
 	dpkg-deb -R "$image" "$T/pkg"
@@ -64,10 +64,10 @@ contents_rejects() {
 	cp "$1" "$copy"
 	bid_update "$copy" IMAGE_DEB="$T/out/$(basename "$image")"
 	local failures=$test_failures
-	capture rc "$here/contents_test.sh" "$copy"
-	grep -E '^  FAIL|: [0-9]+ passed' <<<"$rc_out" || true
+	capture crc "$here/contents_test.sh" "$copy"
+	grep -E '^  FAIL|: [0-9]+ passed' <<<"$crc_out" || true
 	expect_fails "contents_test on an image DEB without vmlinuz" "^  FAIL: image DEB: expected line '/boot/vmlinuz-" \
-		"$rc" "$rc_out"
+		"$crc" "$crc_out"
 	rm -rf "$T"
 	T=
 	[ "$test_failures" -eq "$failures" ]
