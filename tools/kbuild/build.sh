@@ -117,6 +117,9 @@ fi
 n=$(cat "$KB_BUILD/.mmbatch-lastcount")
 if [ -n "${BUILD_TARGETS:-}" ]; then
 	echo "build: $KB_RELEASE: targets '$BUILD_TARGETS' done in $((SECONDS - t0)) s ($n objects compiled)" >&2
+	# kbuild may have rewritten .config (CC='distcc gcc' changes
+	# CONFIG_CC_VERSION_TEXT): the identity names the .config as it is now.
+	kb_write_identity "$KB_BUILD/mmbatch-build.env"
 	[ -z "${KB_IDENTITY_OUT:-}" ] || echo "$KB_BUILD/mmbatch-build.env" >"$KB_IDENTITY_OUT"
 	echo "$KB_BUILD"
 	exit 0
