@@ -9,7 +9,9 @@
 # -j2 (the machine's limit) and each daemon compiles one job at a time.
 # Asserts: the build succeeded at -j2, each daemon's log shows compiles that
 # finished COMPILE_OK (counts printed), every mm/ object appears in the
-# daemons' logs (none was compiled locally); an unparsable DISTCC_HOSTS
+# daemons' logs (none was compiled locally); the build is read through its
+# identity file, by path (<build dir>/mmbatch-build.env: TREE, BUILD_DIR,
+# CONFIG_HASH, and no IMAGE for a partial build); an unparsable DISTCC_HOSTS
 # fails the build stage with one line naming it.
 # Reads: TOP, OUT, MAKE, DISTCC_TEST_TARGETS (default "mm/"),
 #        DISTCC_TEST_MIN (compiles each daemon must show, default 3).
@@ -17,15 +19,18 @@ set -eu
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 OUT=${OUT:-$TOP/out}
 export TOP OUT
+TEST_NAME=${TEST_STAGE:-distcc}
 make_cmd=${MAKE:-make}
 # shellcheck source=tests/lib/knobs.sh
 . "$TOP/tests/lib/knobs.sh"
-unset_pipeline_knobs JOBS CCACHE_PREFIX
+unset_pipeline_knobs JOBS CCACHE_PREFIX KB_IDENTITY_OUT
 export BASE=6.12 FLAVOR=guest
 targets=${DISTCC_TEST_TARGETS:-mm/}
 min=${DISTCC_TEST_MIN:-3}
+# Not assert.sh's scratch (under $OUT): distccd drops root for its own user,
+# which must write its log and pid file here, and may not be able to reach
+# $OUT (e.g. under /root). Removed at exit by assert.sh all the same.
 T=$(mktemp -d)
-# distccd drops root for its own user, which must write its log and pid file.
 chmod 1777 "$T"
 daemon_pids=() ports=()
 stop_daemons() {
@@ -37,6 +42,8 @@ stop_daemons() {
 cleanup_hook=stop_daemons
 # shellcheck source=tests/lib/assert.sh
 . "$TOP/tests/lib/assert.sh"
+# shellcheck source=tools/kbuild/identity.sh
+. "$TOP/tools/kbuild/identity.sh"
 
 port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
@@ -69,7 +76,9 @@ start_daemon 2
 hosts="127.0.0.1:${ports[0]}/1 127.0.0.1:${ports[1]}/1"
 
 mkdir "$T/distcc-client"
+# The build dir given (KB_BUILD_DIR), so its identity file is known by path.
 build=$OUT/test-distcc/6.12-guest-distcc
+id=$build/mmbatch-build.env
 rm -rf "$build"
 mkdir -p "$OUT/test-distcc"
 echo "== make kernel BUILD_TARGETS='$targets' CCACHE=0 DISTCC_HOSTS='$hosts' (fresh build dir $build)"
@@ -84,7 +93,11 @@ expect_eq "make kernel through distcc: exit status" 0 "$rc"
 echo "    took $((SECONDS - t0)) s"
 expect_eq "last line: the build dir" "$build" "$(tail -n 1 "$T/kernel.out")"
 expect_eq "build.sh chose -j from the distcc slots" 1 "$(grep -c "^build: distcc to '$hosts' (2 slots), -j2$" "$T/kernel.out" || true)"
-expect_eq "mm/memory.o built" present "$([ -f "$build/mm/memory.o" ] && echo present || echo absent)"
+expect_file "mm/memory.o built" "$build/mm/memory.o"
+expect_eq "identity BUILD_DIR" "$build" "$(bid_get "$id" BUILD_DIR 2>&1)"
+expect_eq "identity CONFIG_HASH = sha256 of the .config" "$(sha256sum <"$build/.config" | cut -c1-64)" "$(bid_get "$id" CONFIG_HASH 2>&1)"
+rc=0; out=$(bid_get "$id" IMAGE 2>&1) || rc=$?
+expect_fails "identity of a partial build (BUILD_TARGETS): no IMAGE" "IMAGE is not set" "$rc" "$out"
 
 # Let the daemons finish writing their logs.
 sleep 1
@@ -99,7 +112,8 @@ for n in 1 2; do
 	else fail "distccd $n: expected >= $min COMPILE_OK lines in its log, got $ok"; fi
 	cp "$T/distccd$n.log" "$OUT/test-distcc/distccd$n.log"
 done
-tree=$(sed -n 's/^TREE=//p' "$build/mmbatch-build.env")
+tree=$(bid_get "$id" TREE 2>&1 || true)
+expect_eq "identity TREE" "$OUT/tree/6.12-mmbatch" "$tree"
 mm_remote=$(cat "$T"/distccd[12].log | grep 'COMPILE_OK' | grep -c " $tree/mm/[^/ ]*\.c$" || true)
 mm_local=$(find "$build/mm" -maxdepth 1 -name '*.o' | wc -l)
 echo "    mm/*.c compiled remotely: $mm_remote; mm/*.o in the build dir: $mm_local (daemon logs kept in $OUT/test-distcc/)"
@@ -114,4 +128,4 @@ expect_eq "its error" "ERROR: build: DISTCC_HOSTS='127.0.0.1:x/y': distcc cannot
 expect_eq "its stderr lines" 1 "$(wc -l <"$T/bad.err")"
 
 rm -rf "$build"
-echo "check-distcc: $test_failures assertion(s) failed"
+test_summary

@@ -23,7 +23,7 @@ JOBS=${JOBS:-$(nproc)}
 export TOP OUT BASE FLAVOR JOBS
 # shellcheck source=tests/lib/knobs.sh
 . "$TOP/tests/lib/knobs.sh"
-unset_pipeline_knobs
+unset_pipeline_knobs KB_IDENTITY_OUT
 kb=$TOP/tools/kbuild
 
 usage() { echo "usage: [BASE=6.12] [FLAVOR=guest] [JOBS=N] [BENCH_TARGETS='mm/'] bench.sh" >&2; exit 2; }
@@ -38,10 +38,19 @@ trap 'rm -rf "$bench" "$OUT/build/.kconfig/${bbuild##*/}"' EXIT
 secs() { printf '%.0f' "$1"; }
 
 "$kb/source.sh" >/dev/null
-tree=$("$kb/series.sh")
-config=$("$kb/config.sh" | tail -n1)
-. "$(dirname "$config")/mmbatch-build.env"
-export SOURCE_DATE_EPOCH KBUILD_BUILD_TIMESTAMP KBUILD_BUILD_USER KBUILD_BUILD_HOST
+"$kb/series.sh" >/dev/null
+# The reference build (BASE/FLAVOR), read through its identity file.
+KB_IDENTITY_OUT=$bench/identity "$kb/config.sh" >/dev/null
+# shellcheck source=tools/kbuild/identity.sh
+. "$kb/identity.sh"
+id=$(cat "$bench/identity")
+tree=$(bid_get "$id" TREE)
+config=$(bid_get "$id" CONFIG)
+KERNELRELEASE=$(bid_get "$id" KERNELRELEASE)
+for v in SOURCE_DATE_EPOCH KBUILD_BUILD_TIMESTAMP KBUILD_BUILD_USER KBUILD_BUILD_HOST; do
+	printf -v "$v" '%s' "$(bid_get "$id" "$v")"
+	export "${v?}"
+done
 echo "bench-pipeline: $KERNELRELEASE, targets '$targets', make -j$JOBS, load average now: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 mkdir "$bench/plain"
