@@ -2,7 +2,7 @@
 # Harness self-test (tests/vm/run.sh runs it before the guest checks):
 # vmtest returns the guest command's output and exit status, enforces
 # --timeout with exit 124 and leaves no qemu behind, and rejects bad options
-# with exit 2.
+# with exit 2; mkinitramfs.sh -o FILE can be run again into the same FILE.
 #   vmtest_test.sh KERNEL
 # Reads: VMTEST (default tools/vmtest/vmtest of this repo), OUT.
 set -u
@@ -32,4 +32,12 @@ expect_eq "qemu (pid ${pid:-?}) gone after the timeout" gone "$([ -n "$pid" ] &&
 "$vmtest" boot "$kernel" --cpus zero -- true > "$T/out" 2> "$T/err"
 expect_status "exit status on a bad option" 2 "$?"
 expect_eq "error names the option" "ERROR: vmtest: --cpus wants a positive integer (got 'zero')" "$(cat "$T/err")"
+
+# The initramfs builder's result file, made twice: the second run finds it
+# already linked to the cached image and must leave it (and succeed).
+for run in 1 2; do
+	"$TOP/tools/vmtest/mkinitramfs.sh" -o "$T/initramfs.cpio.gz" > "$T/mk.out" 2>&1
+	expect_ok "mkinitramfs -o FILE, run $run of 2 into the same FILE" "$?" "@$T/mk.out"
+done
+expect_file "mkinitramfs -o FILE after both runs" "$T/initramfs.cpio.gz"
 test_summary

@@ -66,8 +66,10 @@ sort -u -o "$files" "$files"
 # The cache key covers the builder itself and every file's content and place.
 key=$( { sha256sum "$0"; while read -r src dest; do printf '%s %s\n' "$(sha256sum < "$src")" "$dest"; done < "$files"; } | sha256sum | cut -c1-16)
 image=$out/vm/initramfs/initramfs-$key.cpio.gz
-# publish: the image at $result, replaced whole.
+# publish: the image at $result, replaced whole (already there: a link to
+# this very image, left as it is).
 publish() {
+	[ ! "$result" -ef "$image" ] || return 0
 	mkdir -p "$(dirname "$result")"
 	rm -f "$result.tmp"
 	ln "$image" "$result.tmp" 2>/dev/null || cp "$image" "$result.tmp"
