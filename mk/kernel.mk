@@ -1,7 +1,7 @@
 # Kernel pipeline, stages 1-4: source -> series -> config -> build. Each stage
 # is a script under tools/kbuild/ that finds the previous stage's output under
 # $(OUT) from the same knobs; packaging (stage 5) and reproducibility (stage 6)
-# live in mk/packages.mk. Layout and knobs: README "Kernel pipeline".
+# live in mk/packages.mk. Layout and knobs: docs/building/pipeline.md.
 #
 # Knobs (make variables or environment): BASE=6.12|6.1, SRC=PATH,
 # FLAVOR=cloud|generic|guest, NR_CPUS=N, LOCALVERSION=..., PATCHES=0,

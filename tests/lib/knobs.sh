@@ -1,6 +1,6 @@
 # shellcheck shell=bash
-# The kernel pipeline's knobs (tools/kbuild/lib.sh; README "Kernel
-# pipeline"): a test stage names the kernels it builds itself, so values from
+# The kernel pipeline's knobs (tools/kbuild/lib.sh;
+# docs/building/pipeline.md): a test stage names the kernels it builds itself, so values from
 # the caller's make command line or environment must not reach those builds.
 # Sourced by the stages that build kernels.
 #   unset_pipeline_knobs [NAME...]   unsets every knob, and the NAMEs given

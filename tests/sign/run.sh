@@ -53,7 +53,7 @@ expect_insmod() {
 }
 
 # make_key FILE CN: an RSA key and its self-signed certificate in one PEM, the
-# way README "Module signing" says (what kbuild's own genkey makes).
+# way docs/building/signing.md says (what kbuild's own genkey makes).
 make_key() {
 	openssl req -new -x509 -nodes -utf8 -sha512 -days 36500 -batch -newkey rsa:2048 \
 		-subj "/CN=$2/" -addext keyUsage=digitalSignature \
