@@ -1,5 +1,5 @@
 #!/bin/sh
-# Quick-path checks, run inside the guest (busybox initramfs) by check-vm.sh:
+# Quick-path checks, run inside the guest (busybox initramfs) by tests/vm/guest.sh:
 #   vmtest boot BZIMAGE --add tests/vm/lib.sh --add tests/vm/quick_test.sh \
 #       -- sh quick_test.sh KERNELRELEASE DRAIN_KNOB
 # KERNELRELEASE: the release the host built (the guest must run it);
