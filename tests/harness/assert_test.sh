@@ -61,3 +61,30 @@ expect_eq "ONLY=daemon/sec* picks security_test" yes "$(sel daemon 'daemon/sec*'
 expect_eq "ONLY=daemon/sec* leaves cli_test" no "$(sel daemon 'daemon/sec*' cli_test)"
 expect_eq "ONLY names another stage" no "$(sel daemon-san daemon security_test)"
 expect_eq "ONLY=daemon-san/cli_test in daemon-san" yes "$(sel daemon-san 'daemon-san/cli_test vm' cli_test)"
+
+# run_test / run_summary: a runner counts one result per test, adds the
+# tests' checks, does not run what ONLY leaves out, and fails when ONLY
+# selects nothing or a --summary test printed no summary.
+cat >"$T/good_test.sh" <<'T1'
+. "$TOP/tests/lib/assert.sh"; TEST_NAME=good_test; pass a; pass b; skip c why
+T1
+cat >"$T/bad_test.sh" <<'T2'
+. "$TOP/tests/lib/assert.sh"; TEST_NAME=bad_test; pass a; fail b
+T2
+runner() {
+	(cd "$T" && TOP=$TOP TEST_STAGE=st ONLY=$1 bash -c ". '$TOP/tests/lib/assert.sh'; TEST_NAME=st
+		run_test good_test bash good_test.sh; run_test bad bash bad_test.sh
+		run_test --summary quiet true; run_summary st" 2>&1)
+}
+capture rc runner ''
+expect_eq "runner with a failing test and a silent --summary test: exit" 1 "$rc"
+expect_match "checks of the tests add up" '^st: checks: 3 passed, 1 failed, 1 skipped$' "$rc_out"
+expect_match "one result per test" '^st: 1 passed, 2 failed, 0 not selected \(failed: bad quiet\)$' "$rc_out"
+expect_match "a --summary test without one fails" 'FAIL: quiet: no summary line' "$rc_out"
+capture rc runner 'st/good'
+expect_eq "ONLY=st/good: exit" 0 "$rc"
+expect_match "ONLY=st/good runs good_test only" '^st: 1 passed, 0 failed, 2 not selected$' "$rc_out"
+expect_no_match "a test left out does not run" '^bad_test: ' "$rc_out"
+capture rc runner 'st/nothing'
+expect_eq "ONLY selecting nothing: exit" 1 "$rc"
+expect_match "ONLY selecting nothing: says so" "ERROR: st: ONLY='st/nothing' selects no test of this stage" "$rc_out"

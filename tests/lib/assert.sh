@@ -30,6 +30,9 @@
 #   step NAME CMD...       run CMD as a timed step: "step NAME: ok in N s"
 #   selected NAME          is test NAME of this stage selected by ONLY?
 #   test_summary           print the summary now (also done at exit)
+#   run_test [--summary] NAME CMD...
+#                          a stage runner's test: see below
+#   run_summary LABEL      a stage runner's last lines and status
 #   re_quote TEXT          TEXT as a literal ERE
 #
 # The subset selector, one for every stage: ONLY="WORD ...", each WORD
@@ -54,6 +57,7 @@ cleanup() {
 	local rc=$?
 	if [ -n "${cleanup_hook:-}" ]; then $cleanup_hook || true; fi
 	[ -z "${T:-}" ] || [ "${KEEP_SCRATCH:-0}" = 1 ] || rm -rf "$T"
+	[ -z "${_run_own_logs:-}" ] || [ "${KEEP_SCRATCH:-0}" = 1 ] || rm -rf "$_run_own_logs"
 	[ "$test_summarised" = 1 ] || [ $((test_passes + test_failures + test_skips)) -eq 0 ] || test_summary || true
 	if [ "$test_failures" -ne 0 ]; then
 		echo "$TEST_NAME: $test_failures assertion(s) failed" >&2
@@ -171,12 +175,16 @@ capture() {
 	printf -v "${__var}_out" '%s' "$__out"
 }
 
-scratch() {
-	local base=${TEST_TMPDIR:-${OUT:-${TOP:-.}/out}/test-tmp}
+# _scratch_dir NAME: a new 0755 dir under the scratch base, printed.
+_scratch_dir() {
+	local base=${TEST_TMPDIR:-${OUT:-${TOP:-.}/out}/test-tmp} d
 	[ -d "$base" ] || { mkdir -p "$base" && chmod 0755 "$base"; }
-	T=$(mktemp -d "$base/$TEST_NAME.XXXXXX")
-	chmod 0755 "$T"
+	d=$(mktemp -d "$base/$1.XXXXXX")
+	chmod 0755 "$d"
+	echo "$d"
 }
+
+scratch() { T=$(_scratch_dir "$TEST_NAME"); }
 
 tree_sum() {
 	local fmt='%p %m\n'
@@ -193,6 +201,59 @@ step() {
 	if [ $rc -eq 0 ]; then echo "step $name: ok in $((SECONDS - t0)) s"
 	else echo "step $name: FAILED (exit $rc) in $((SECONDS - t0)) s"; fi
 	return $rc
+}
+
+# run_test [--summary] NAME CMD...: one test of a stage's runner
+# (tests/<area>/run.sh). Unless ONLY selects NAME (also as NAME_test or
+# without its _test), it is counted as not selected and not run. Otherwise
+# CMD runs as a timed step with its output kept in TEST_LOGS/NAME.log
+# (default: a scratch dir of its own) and shown when it ends; not through a
+# pipe, which a stray child such as qemu could hold open. The last summary
+# line of a test built on this library ("X: N passed, N failed, N skipped")
+# adds its checks to the stage's. The test is one pass or one fail;
+# --summary: a test that printed no summary line fails.
+test_unselected=0 run_checks_p=0 run_checks_f=0 run_checks_s=0 run_failed_names=
+run_test() {
+	local need_summary=0 name log rc=0 t0=$SECONDS p='' f='' s=''
+	[ "$1" != --summary ] || { need_summary=1; shift; }
+	name=$1
+	shift
+	if ! selected "$name" && ! selected "${name}_test" && ! selected "${name%_test}"; then
+		test_unselected=$((test_unselected + 1))
+		echo "step $name: not selected"
+		return 0
+	fi
+	if [ -z "${TEST_LOGS:-}" ]; then
+		TEST_LOGS=$(_scratch_dir "$TEST_NAME-logs")
+		_run_own_logs=$TEST_LOGS
+	fi
+	log=$TEST_LOGS/$name.log
+	echo "step $name: start"
+	"$@" >"$log" 2>&1 </dev/null || rc=$?
+	cat "$log"
+	read -r p f s < <(sed -n 's/^[^ ]*: \([0-9]*\) passed, \([0-9]*\) failed, \([0-9]*\) skipped$/\1 \2 \3/p' "$log" | tail -n 1) || true
+	run_checks_p=$((run_checks_p + ${p:-0})) run_checks_f=$((run_checks_f + ${f:-0})) run_checks_s=$((run_checks_s + ${s:-0}))
+	if [ $rc -eq 0 ] && { [ $need_summary = 0 ] || [ -n "$p" ]; }; then
+		echo "step $name: ok in $((SECONDS - t0)) s${p:+ ($p checks passed, $s skipped)}"
+		pass "$name"
+	else
+		echo "step $name: FAILED (exit $rc) in $((SECONDS - t0)) s${p:+ ($p checks passed, $f failed)}"
+		fail "$name$([ -n "$p" ] || [ $need_summary = 0 ] || echo ": no summary line") (its output above)"
+		run_failed_names+="${run_failed_names:+ }$name"
+	fi
+}
+
+# run_summary LABEL: the runner's last lines (the tests' checks, then the
+# tests); non-zero when a test failed, or when ONLY selected none of them (so
+# a mistyped ONLY never passes).
+run_summary() {
+	echo "$1: checks: $run_checks_p passed, $run_checks_f failed, $run_checks_s skipped"
+	echo "$1: $test_passes passed, $test_failures failed, $test_unselected not selected${run_failed_names:+ (failed: $run_failed_names)}"
+	if [ $((test_passes + test_failures)) -eq 0 ]; then
+		echo "ERROR: $1: ONLY='${ONLY:-}' selects no test of this stage" >&2
+		return 1
+	fi
+	[ "$test_failures" -eq 0 ]
 }
 
 # selected NAME: the subset selector (see the top of this file).

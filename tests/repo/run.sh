@@ -15,7 +15,8 @@
 #            .deb of its own: runs even without BUILD's packages)
 # The subset selector ONLY (tests/lib/assert.sh) picks tests by these names
 # (NAME or NAME_test), e.g. ONLY=repo/apt. Every selected test runs, also
-# after a failure; the summary counts one result per test.
+# after a failure; run_summary (tests/lib/assert.sh) counts one result per
+# test and adds up their checks.
 # Reads: BUILD (default out/build/6.12-guest/mmbatch-build.env), TOP, OUT,
 # ONLY, TEST_STAGE (and what the tests read).
 set -eu
@@ -31,18 +32,6 @@ if [ -z "${BUILD:-}" ]; then
 fi
 export BUILD
 
-# run_test NAME CMD...: CMD as a timed step when ONLY selects NAME; one
-# result for it.
-run_test() {
-	local name=$1
-	shift
-	if ! selected "$name" && ! selected "${name}_test"; then
-		echo "step $name: not selected"
-		return 0
-	fi
-	if step "$name" "$@"; then pass "$name"; else fail "$name (see its output above)"; fi
-}
-
 if pkgs=$(rt_packages "$BUILD" IMAGE_DEB HEADERS_DEB META_DEB KERNEL_RPM DEVEL_RPM MMBATCHD_DEB MMBATCHD_RPM); then
 	mapfile -t pkgs <<<"$pkgs"
 	mapfile -t rpms < <(printf '%s\n' "${pkgs[@]}" | grep '\.rpm$')
@@ -54,7 +43,4 @@ else
 	fail "the packages of $BUILD (make guest-packages-6.12): key, rpm and apt not run"
 fi
 run_test expiry "$here/expiry_test.sh"
-if [ $((test_passes + test_failures)) -eq 0 ]; then
-	echo "ERROR: repo: ONLY='${ONLY:-}' selects no test of this stage" >&2
-	exit 1
-fi
+run_summary repo

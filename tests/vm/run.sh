@@ -67,42 +67,20 @@ done
 logs=$out/vm/check
 mkdir -p "$logs"
 rm -f "$logs"/*.log
-passed=0 failed=0 unselected=0 failed_names=() checks_p=0 checks_f=0 checks_s=0
-# run_test NAME CMD...: runs CMD (its output in $logs/NAME.log, shown when
-# it ends; not through a pipe, which a stray qemu could hold), counts the
-# test and adds its summary line's checks.
-run_test() {
-	local name=$1 t0=$SECONDS rc=0 p f s
-	shift
-	if ! selected "$name"; then
-		unselected=$((unselected + 1))
-		return 0
-	fi
-	echo "vm: $name: start"
-	"$@" > "$logs/$name.log" 2>&1 < /dev/null || rc=$?
-	cat "$logs/$name.log"
-	read -r p f s < <(sed -n "s/^$name: \([0-9]*\) passed, \([0-9]*\) failed, \([0-9]*\) skipped\$/\1 \2 \3/p" "$logs/$name.log" | tail -n 1) || true
-	checks_p=$((checks_p + ${p:-0})) checks_f=$((checks_f + ${f:-0})) checks_s=$((checks_s + ${s:-0}))
-	if [ $rc -eq 0 ] && [ -n "${p:-}" ]; then
-		passed=$((passed + 1)); echo "vm: PASS $name ($((SECONDS - t0)) s, ${p} ok, ${s} skipped)"
-	else
-		failed=$((failed + 1)) failed_names+=("$name")
-		echo "vm: FAIL $name (exit $rc, $((SECONDS - t0)) s, ${p:-no summary, 0} ok)"
-	fi
-}
+# run_test (tests/lib/assert.sh) keeps each test's output in $logs/NAME.log;
+# a test that prints no summary line fails (--summary).
+TEST_LOGS=$logs
 
 t_all=$SECONDS
-run_test resolve_test env VM_BUILDS="$builds" bash "$here/resolve_test.sh"
-run_test vmtest_test bash "$here/vmtest_test.sh" "$(bid_get "$first_build" IMAGE)"
+run_test --summary resolve_test env VM_BUILDS="$builds" bash "$here/resolve_test.sh"
+run_test --summary vmtest_test bash "$here/vmtest_test.sh" "$(bid_get "$first_build" IMAGE)"
 for t in "${tests[@]}"; do
-	run_test "$t" "$here/guest.sh" "${t%%-*}" "${build_of[$t]}"
+	run_test --summary "$t" "$here/guest.sh" "${t%%-*}" "${build_of[$t]}"
 done
 
 echo "vm: checks skipped (not live on these guests; never counted as passed):"
 for log in "$logs"/*.log; do
 	sed -n "s|^  SKIP: |  [$(basename "$log" .log)] |p" "$log"
 done | grep . || echo "  (none)"
-echo "vm: checks: $checks_p passed, $checks_f failed, $checks_s skipped; total $((SECONDS - t_all)) s"
-echo "vm: $passed passed, $failed failed, $unselected not selected${failed_names[0]:+ (failed: ${failed_names[*]})}"
-[ $((passed + failed)) -gt 0 ] || die "vm: ONLY='${ONLY:-}' selects no test of this stage"
-[ $failed -eq 0 ]
+echo "vm: total $((SECONDS - t_all)) s"
+run_summary vm
