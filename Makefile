@@ -6,7 +6,9 @@
 # `make help`   the grouped list of targets.
 #
 # Each area keeps its rules in mk/<area>.mk; recipes are one line that calls a
-# script under tools/, so the logic stays in scripts.
+# script (tools/... to build, tests/<area>/run.sh for a test stage), so the
+# logic stays in scripts. Sources of the programs: src/; layout:
+# docs/developing/layout.md.
 
 SHELL      := /bin/bash
 TOP        := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
