@@ -1,20 +1,25 @@
 /* The benchmark table: names, entry points, the options each takes. */
+#include "contention.h"
 #include "mmbench.h"
 
 #include <string.h>
 
 const struct mb_bench mb_benches[] = {
 	{ "fault", bench_fault, MB_OPT_THREADS | MB_OPT_SIZE | MB_OPT_THP | MB_OPT_LOOPS,
-	  "threads fault and unmap anonymous memory (page_fault1-style)" },
+	  "threads fault and unmap anonymous memory (page_fault1-style)", NULL },
 	{ "migrate", bench_migrate, MB_OPT_SIZE,
-	  "move a buffer between two NUMA nodes with move_pages(2)" },
+	  "move a buffer between two NUMA nodes with move_pages(2)", NULL },
 	{ "munmap", bench_munmap, MB_OPT_THREADS | MB_OPT_OPS | MB_OPT_OP_KIB,
-	  "threads sharing an mm: mmap/touch/munmap and MADV_DONTNEED loops" },
+	  "threads sharing an mm: mmap/touch/munmap and MADV_DONTNEED loops", NULL },
 	{ "exitdrain", bench_exitdrain, MB_OPT_THREADS | MB_OPT_SIZE | MB_OPT_DRAIN,
-	  "memory left in per-CPU caches after a large process exits" },
+	  "memory left in per-CPU caches after a large process exits", NULL },
 	{ "integrity", bench_integrity, MB_OPT_PAGES | MB_OPT_WRITERS | MB_OPT_SECONDS,
-	  "writers vs a migrator thread; every byte verified" },
-	{ NULL, NULL, 0, NULL },
+	  "writers vs a migrator thread; every byte verified", NULL },
+	{ "contention", bench_contention,
+	  MB_OPT_SIZE | MB_OPT_ROUNDS | MB_OPT_WRITERS | MB_OPT_CONTENTION,
+	  "move_pages(2) of shmem pages that writers and faulters keep locked",
+	  mb_cont_check_opts },
+	{ NULL, NULL, 0, NULL, NULL },
 };
 
 const struct mb_bench *mb_find_bench(const char *name)

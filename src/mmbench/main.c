@@ -1,5 +1,6 @@
-/* mmbench: the command line. Parses the shared options, checks that the
- * subcommand takes them, runs the benchmark and writes the result.
+/* mmbench: the command line. Parses the shared options (opts.c: the table,
+ * the usage, which subcommand takes which), runs the benchmark and writes the
+ * result.
  * Exit codes: 0 ok, 1 corruption/regression/runtime error, 2 bad input,
  * 77 skipped (this machine cannot run the benchmark). */
 #include "gate.h"
@@ -7,218 +8,8 @@
 #include "util.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
-
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: mmbench COMMAND [options]\n"
-		"       mmbench --help | --version\n"
-		"commands:\n");
-	for (const struct mb_bench *b = mb_benches; b->name; b++)
-		fprintf(f, "  %-10s %s\n", b->name, b->summary);
-	fprintf(f,
-		"  %-10s %s\n"
-		"  %-10s %s\n"
-		"options (each command takes the ones that apply):\n"
-		"  --benchmarks LIST  smoke: comma-separated benchmarks (default fault,munmap,exitdrain,integrity)\n"
-		"  --config FILE      smoke: the JSON of `mmbatchd --show-smoke PROFILE` (takes its list)\n"
-		"  --drain-cmd CMD    exitdrain: run CMD (sh -c) right after the child exits\n"
-		"  --drain-knob[=P]   exitdrain: write 1 to P (/proc/sys/vm/drain_percpu) right after exit\n"
-		"  --input FILE       smoke --state-dir: judge this result instead of running the benchmarks\n"
-		"  --json             JSON document on stdout (summary goes to stderr)\n"
-		"  --kver KVER        smoke --state-dir: the kernel release (default: the running one)\n"
-		"  --loops N          fault: map/touch/unmap cycles per thread and repetition\n"
-		"  --op-kib N         munmap: size of one mapping\n"
-		"  --ops N            munmap: operations per thread and repetition\n"
-		"  -o, --output FILE  JSON document into FILE (written atomically)\n"
-		"  --pages N          integrity: one variant with N pages instead of small+large\n"
-		"  --quick            short run (smoke, tests)\n"
-		"  --reps N           repetitions (default 5, --quick 3)\n"
-		"  --seconds S        integrity: seconds per repetition\n"
-		"  --size-mib N       buffer size (fault: per thread; exitdrain: whole child; migrate)\n"
-		"  --stamp STAMP      smoke --state-dir: result file name (default: UTC now, YYYYMMDDTHHMMSSZ)\n"
-		"  --state-dir DIR    smoke: first-boot verdict of a pending kernel in DIR (/var/lib/mmbatch):\n"
-		"                     run, store, compare with the baseline, write the verdict (SCHEMA.md)\n"
-		"  --thp              fault: allow transparent huge pages (default: MADV_NOHUGEPAGE)\n"
-		"  --threads N        worker threads (default: one per CPU)\n"
-		"  --threshold PCT    smoke --state-dir: a worse metric beyond PCT %% fails (default 5)\n"
-		"  --timeout S        smoke --state-dir: seconds the benchmarks may take (default 60)\n"
-		"  --writers N        integrity: writer threads\n"
-		"exit: 0 ok, 1 corruption/regression/error, 2 bad input, 77 skipped on this machine\n"
-		"see `mmbench compare --help` for the comparison, mmbench(1) for the manual\n",
-		"smoke", "quick subset after a kernel install (--state-dir: its first-boot verdict)",
-		"compare", "A.json B.json: medians, 95% CI, better/same/worse");
-}
-
-enum {
-	OPT_JSON = 256, OPT_QUICK, OPT_REPS, OPT_THREADS, OPT_SIZE, OPT_THP, OPT_LOOPS, OPT_OPS,
-	OPT_OP_KIB, OPT_PAGES, OPT_WRITERS, OPT_SECONDS, OPT_DRAIN_KNOB, OPT_DRAIN_CMD,
-	OPT_BENCHMARKS, OPT_CONFIG, OPT_STATE_DIR, OPT_KVER, OPT_STAMP, OPT_INPUT, OPT_THRESHOLD,
-	OPT_TIMEOUT,
-};
-
-static const struct option long_opts[] = {
-	{ "json", no_argument, NULL, OPT_JSON },
-	{ "output", required_argument, NULL, 'o' },
-	{ "quick", no_argument, NULL, OPT_QUICK },
-	{ "reps", required_argument, NULL, OPT_REPS },
-	{ "threads", required_argument, NULL, OPT_THREADS },
-	{ "size-mib", required_argument, NULL, OPT_SIZE },
-	{ "thp", no_argument, NULL, OPT_THP },
-	{ "loops", required_argument, NULL, OPT_LOOPS },
-	{ "ops", required_argument, NULL, OPT_OPS },
-	{ "op-kib", required_argument, NULL, OPT_OP_KIB },
-	{ "pages", required_argument, NULL, OPT_PAGES },
-	{ "writers", required_argument, NULL, OPT_WRITERS },
-	{ "seconds", required_argument, NULL, OPT_SECONDS },
-	{ "drain-knob", optional_argument, NULL, OPT_DRAIN_KNOB },
-	{ "drain-cmd", required_argument, NULL, OPT_DRAIN_CMD },
-	{ "benchmarks", required_argument, NULL, OPT_BENCHMARKS },
-	{ "config", required_argument, NULL, OPT_CONFIG },
-	{ "state-dir", required_argument, NULL, OPT_STATE_DIR },
-	{ "kver", required_argument, NULL, OPT_KVER },
-	{ "stamp", required_argument, NULL, OPT_STAMP },
-	{ "input", required_argument, NULL, OPT_INPUT },
-	{ "threshold", required_argument, NULL, OPT_THRESHOLD },
-	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
-
-/* Which MB_OPT_* bit an option needs (0: every command takes it). */
-static unsigned opt_bit(int c)
-{
-	switch (c) {
-	case OPT_THREADS: return MB_OPT_THREADS;
-	case OPT_SIZE: return MB_OPT_SIZE;
-	case OPT_THP: return MB_OPT_THP;
-	case OPT_LOOPS: return MB_OPT_LOOPS;
-	case OPT_OPS: return MB_OPT_OPS;
-	case OPT_OP_KIB: return MB_OPT_OP_KIB;
-	case OPT_PAGES: return MB_OPT_PAGES;
-	case OPT_WRITERS: return MB_OPT_WRITERS;
-	case OPT_SECONDS: return MB_OPT_SECONDS;
-	case OPT_DRAIN_KNOB: case OPT_DRAIN_CMD: return MB_OPT_DRAIN;
-	case OPT_BENCHMARKS: case OPT_CONFIG: return MB_OPT_BENCHMARKS;
-	case OPT_STATE_DIR: case OPT_KVER: case OPT_STAMP: case OPT_INPUT: case OPT_THRESHOLD:
-	case OPT_TIMEOUT: return MB_OPT_GATE;
-	}
-	return 0;
-}
-
-static int parse_opts(const char *cmd, unsigned allowed, int argc, char **argv, struct mb_opts *o)
-{
-	int c;
-
-	opterr = 0;
-	optind = 1;
-	for (;;) {
-		int li = -1;
-		char name[40];
-		const char *bad;
-		long v;
-		int r = 0;
-
-		c = getopt_long(argc, argv, ":o:h", long_opts, &li);
-		if (c == -1)
-			break;
-		/* the option as typed: argv may hold its value instead */
-		if (li >= 0)
-			snprintf(name, sizeof(name), "--%s", long_opts[li].name);
-		else if (c == 'o')
-			snprintf(name, sizeof(name), "-o");
-		else
-			snprintf(name, sizeof(name), "%s", argv[optind - 1]);
-		bad = name;
-
-		if (c == '?') {
-			fprintf(stderr, "mmbench %s: unknown option '%s' (see mmbench --help)\n", cmd, bad);
-			return -EINVAL;
-		}
-		if (c == ':') {
-			fprintf(stderr, "mmbench %s: option '%s' needs a value\n", cmd, bad);
-			return -EINVAL;
-		}
-		if (c == 'h') {
-			usage(stdout);
-			return 1;
-		}
-		if (opt_bit(c) && !(allowed & opt_bit(c))) {
-			fprintf(stderr, "mmbench %s: option '%s' does not apply to %s\n", cmd, bad, cmd);
-			return -EINVAL;
-		}
-		switch (c) {
-		case OPT_JSON: o->json = 1; break;
-		case 'o': o->output = optarg; break;
-		case OPT_QUICK: o->quick = 1; break;
-		case OPT_REPS: r = mb_parse_long(optarg, 1, MB_MAX_REPS, &v); o->reps = (int)v; break;
-		case OPT_THREADS: r = mb_parse_long(optarg, 1, 1024, &v); o->threads = (int)v; break;
-		case OPT_SIZE: r = mb_parse_long(optarg, 1, 1 << 20, &o->size_mib); break;
-		case OPT_THP: o->thp = 1; break;
-		case OPT_LOOPS: r = mb_parse_long(optarg, 1, 1000000, &o->loops); break;
-		case OPT_OPS: r = mb_parse_long(optarg, 1, 100000000, &o->ops); break;
-		case OPT_OP_KIB: r = mb_parse_long(optarg, 4, 1 << 22, &o->op_kib); break;
-		case OPT_PAGES: r = mb_parse_long(optarg, 1, 1 << 24, &o->pages); break;
-		case OPT_WRITERS: r = mb_parse_long(optarg, 1, 1024, &o->writers); break;
-		case OPT_SECONDS:
-			r = mb_parse_double(optarg, &o->seconds);
-			if (r == 0 && (o->seconds <= 0 || o->seconds > 86400))
-				r = -EINVAL;
-			break;
-		case OPT_DRAIN_KNOB: o->drain_knob = optarg ? optarg : "/proc/sys/vm/drain_percpu"; break;
-		case OPT_DRAIN_CMD: o->drain_cmd = optarg; break;
-		case OPT_BENCHMARKS: o->benchmarks = optarg; break;
-		case OPT_CONFIG: o->config = optarg; break;
-		case OPT_STATE_DIR: o->state_dir = optarg; break;
-		case OPT_KVER: o->kver = optarg; break;
-		case OPT_STAMP: o->stamp = optarg; break;
-		case OPT_INPUT: o->input = optarg; break;
-		case OPT_THRESHOLD:
-			r = mb_parse_double(optarg, &o->threshold);
-			if (r == 0 && (o->threshold < 0 || !(o->threshold < 1e6)))
-				r = -EINVAL;
-			o->threshold_text = optarg;
-			break;
-		case OPT_TIMEOUT:
-			r = mb_parse_double(optarg, &o->timeout_s);
-			if (r == 0 && (o->timeout_s <= 0 || o->timeout_s > 86400))
-				r = -EINVAL;
-			o->timeout_text = optarg;
-			break;
-		}
-		if (r < 0) {
-			fprintf(stderr, "mmbench %s: bad value '%s' for option '%s'\n", cmd, optarg, bad);
-			return -EINVAL;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, "mmbench %s: unexpected argument '%s'\n", cmd, argv[optind]);
-		return -EINVAL;
-	}
-	if (o->drain_knob && o->drain_cmd) {
-		fprintf(stderr, "mmbench %s: --drain-knob and --drain-cmd exclude each other\n", cmd);
-		return -EINVAL;
-	}
-	if (o->benchmarks && o->config) {
-		fprintf(stderr, "mmbench %s: --benchmarks and --config exclude each other\n", cmd);
-		return -EINVAL;
-	}
-	if (!o->state_dir && (o->kver || o->stamp || o->input || o->threshold_text ||
-			      o->timeout_text)) {
-		fprintf(stderr, "mmbench %s: --kver, --stamp, --input, --threshold and --timeout "
-			"need --state-dir\n", cmd);
-		return -EINVAL;
-	}
-	if (o->state_dir && (o->output || o->json)) {
-		fprintf(stderr, "mmbench %s: --state-dir writes results/<kver>/<stamp>.json itself: "
-			"no -o or --json\n", cmd);
-		return -EINVAL;
-	}
-	return 0;
-}
 
 static int run_one(const struct mb_bench *b, const struct mb_opts *o)
 {
@@ -263,7 +54,7 @@ int main(int argc, char **argv)
 	}
 	cmd = argv[1];
 	if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0) {
-		usage(stdout);
+		mb_usage(stdout);
 		return MB_EXIT_OK;
 	}
 	/* MB_PKG_VERSION: specs/mmbatchd/VERSION, defined by the build (mk/common.mk). */
@@ -283,11 +74,19 @@ int main(int argc, char **argv)
 		fprintf(stderr, "mmbench: unknown command '%s' (see mmbench --help)\n", cmd);
 		return MB_EXIT_USAGE;
 	}
-	r = parse_opts(cmd, b ? b->opts : MB_OPT_BENCHMARKS | MB_OPT_GATE, argc - 1, argv + 1, &o);
+	r = mb_parse_opts(cmd, b ? b->opts : MB_OPT_BENCHMARKS | MB_OPT_GATE, argc - 1, argv + 1, &o);
 	if (r < 0)
 		return MB_EXIT_USAGE;
 	if (r > 0)
 		return MB_EXIT_OK;
+	if (b && b->check) {
+		char err[200];
+
+		if (b->check(&o, err, sizeof(err)) < 0) {
+			fprintf(stderr, "mmbench %s: %s\n", cmd, err);
+			return MB_EXIT_USAGE;
+		}
+	}
 	if (!b && o.state_dir) {
 		if (!o.threshold_text) {
 			o.threshold = 5.0;

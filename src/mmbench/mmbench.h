@@ -60,6 +60,8 @@ enum {
 	MB_OPT_DRAIN = 1 << 9,
 	MB_OPT_BENCHMARKS = 1 << 10,
 	MB_OPT_GATE = 1 << 11, /* smoke --state-dir and its options */
+	MB_OPT_ROUNDS = 1 << 12,
+	MB_OPT_CONTENTION = 1 << 13, /* --min-moved-fraction, --inject-corruption */
 };
 
 struct mb_opts {
@@ -85,7 +87,17 @@ struct mb_opts {
 	const char *threshold_text; /* as given, for the messages */
 	double timeout_s;
 	const char *timeout_text;
+	long rounds;            /* contention: move rounds per repetition */
+	double min_moved_fraction;   /* contention: fail below it (with the text) */
+	const char *min_moved_text;
+	int inject_corruption;  /* contention, test only: break the data on purpose */
 };
+
+/* opts.c: the usage text and the parser of every subcommand's options
+ * (allowed: the MB_OPT_* bits the subcommand takes). Returns 0, 1 after
+ * --help (printed), or -EINVAL after printing one error line. */
+void mb_usage(FILE *f);
+int mb_parse_opts(const char *cmd, unsigned allowed, int argc, char **argv, struct mb_opts *o);
 
 /* Every benchmark: fills r, returns 0 (status in r) or negative errno. */
 typedef int (*mb_bench_fn)(const struct mb_opts *o, struct mb_result *r);
@@ -94,12 +106,16 @@ int bench_migrate(const struct mb_opts *o, struct mb_result *r);
 int bench_munmap(const struct mb_opts *o, struct mb_result *r);
 int bench_exitdrain(const struct mb_opts *o, struct mb_result *r);
 int bench_integrity(const struct mb_opts *o, struct mb_result *r);
+int bench_contention(const struct mb_opts *o, struct mb_result *r);
 
 struct mb_bench {
 	const char *name;
 	mb_bench_fn fn;
 	unsigned opts;
 	const char *summary;
+	/* NULL, or a check of the options beyond their ranges: 0, or -EINVAL
+	 * with one line in err naming the option (main: exit 2). */
+	int (*check)(const struct mb_opts *o, char *err, size_t err_size);
 };
 const struct mb_bench *mb_find_bench(const char *name);
 extern const struct mb_bench mb_benches[];

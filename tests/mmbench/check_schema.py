@@ -10,7 +10,7 @@ import math
 import statistics
 import sys
 
-BENCHES = {"fault", "migrate", "munmap", "exitdrain", "integrity"}
+BENCHES = {"fault", "migrate", "munmap", "exitdrain", "integrity", "contention"}
 problems = []
 
 
