@@ -4,12 +4,12 @@
 # live in mk/packages.mk. Layout and knobs: docs/building/pipeline.md.
 #
 # Knobs (make variables or environment): BASE=6.12|6.1, SRC=PATH,
-# FLAVOR=cloud|generic|guest, NR_CPUS=N, LOCALVERSION=..., PATCHES=0,
+# FLAVOR=cloud|generic|guest, DEBUG=0|1 (the flavor's debug variant), NR_CPUS=N, LOCALVERSION=..., PATCHES=0,
 # EXTRA_PATCHES="a.patch ...", FRAGMENTS="a.config ...", SIGN_KEY=PEM, JOBS=N,
 # CCACHE=0, CCACHE_DIR, DISTCC_HOSTS, KCFLAGS.
 
 KBUILD_DIR := $(TOP)/tools/kbuild
-export SRC NR_CPUS LOCALVERSION PATCHES EXTRA_PATCHES FRAGMENTS SIGN_KEY JOBS CCACHE
+export SRC DEBUG NR_CPUS LOCALVERSION PATCHES EXTRA_PATCHES FRAGMENTS SIGN_KEY JOBS CCACHE
 
 ## kernel: source  unpack the base source once, pristine (BASE=6.12|6.1 or SRC=PATH)
 PHONY += source
@@ -48,6 +48,23 @@ guest-kernels: $(GUEST_KERNELS)
 PHONY += $(GUEST_KERNELS)
 $(GUEST_KERNELS): guest-kernel-%: | deps-kernel
 	@bash -c '. "$(TOP)/tests/lib/knobs.sh" && unset_pipeline_knobs && export BASE=$* FLAVOR=guest && for s in source series config build; do "$(KBUILD_DIR)/$$s.sh" >/dev/null || exit; done' && echo $(call guest_build,$*)
+
+# The debug variant of the guest kernel of each base (DEBUG=1,
+# configs/kernel/debug: lockdep, KASAN, DEBUG_VM, ...), release
+# <kversion>-mmbatch<N>-guest+debug, its identity file at a fixed path,
+# $(call debug_build,BASE): built like the guest kernels (BASE=<base>
+# FLAVOR=guest DEBUG=1, every other knob unset).
+debug_build = $(OUT)/build/$(1)-guest-debug/mmbatch-build.env
+DEBUG_KERNELS := $(addprefix debug-kernel-,$(GUEST_BASES))
+
+## kernel: debug-kernels  the debug guest kernels of every base in GUEST_BASES, each recorded in out/build/<base>-guest-debug/mmbatch-build.env
+PHONY += debug-kernels
+debug-kernels: $(DEBUG_KERNELS)
+
+## kernel: debug-kernel-<base>  source, series, config and build of <base>'s debug guest kernel (FLAVOR=guest DEBUG=1, the other knobs unset); prints its identity file
+PHONY += $(DEBUG_KERNELS)
+$(DEBUG_KERNELS): debug-kernel-%: | deps-kernel
+	@bash -c '. "$(TOP)/tests/lib/knobs.sh" && unset_pipeline_knobs && export BASE=$* FLAVOR=guest DEBUG=1 && for s in source series config build; do "$(KBUILD_DIR)/$$s.sh" >/dev/null || exit; done' && echo $(call debug_build,$*)
 
 ## kernel: patches-check  every base: each patch applies, MANIFEST verify lines hold
 PHONY += patches-check

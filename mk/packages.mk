@@ -24,6 +24,16 @@ PHONY += $(GUEST_PACKAGES)
 $(GUEST_PACKAGES): guest-packages-%: guest-kernel-% tools man | deps-packages
 	@BUILD=$(call guest_build,$*) $(TOP)/tools/pkg/packages.sh
 
+## build: debug-packages  package every debug guest kernel (debug-packages-<base> for GUEST_BASES)
+PHONY += debug-packages
+DEBUG_PACKAGES := $(addprefix debug-packages-,$(GUEST_BASES))
+debug-packages: $(DEBUG_PACKAGES)
+
+## build: debug-packages-<base>  package <base>'s debug guest kernel: BUILD=out/build/<base>-guest-debug/mmbatch-build.env tools/pkg/packages.sh (names end in +debug: installs beside the guest packages)
+PHONY += $(DEBUG_PACKAGES)
+$(DEBUG_PACKAGES): debug-packages-%: debug-kernel-% tools man | deps-packages
+	@BUILD=$(call debug_build,$*) $(TOP)/tools/pkg/packages.sh
+
 ## build: mmbatchd-pkg  the mmbatchd DEB+RPM only (no kernel build) into out/packages/; prints the paths
 PHONY += mmbatchd-pkg
 mmbatchd-pkg: tools man | deps-packages

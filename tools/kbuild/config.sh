@@ -1,6 +1,6 @@
 #!/bin/bash
 # Stage 3 (config): writes the final .config of one build into
-# out/build/<srcid>-<flavor>[-nr<N>][-vanilla][-x<sha8>][-s<sha8>][-f<sha8>]/.config, with
+# out/build/<srcid>-<flavor>[-debug][-nr<N>][-vanilla][-x<sha8>][-s<sha8>][-f<sha8>]/.config, with
 # config-report.txt and mmbatch-build.env beside it, and prints the .config
 # path as its last line.
 # Base config: FLAVOR=cloud / generic = Debian's config.amd64_none_cloud-amd64
@@ -15,17 +15,20 @@
 # certificate's fingerprint, never the key's path). BTF is kept only with
 # pahole. Then the fragments configs/kernel/common/*.config,
 # configs/kernel/<flavor>/*.config, configs/kernel/<flavor>/<base>/*.config
-# (options only one base has), FRAGMENTS and the knobs are merged
+# (options only one base has), with DEBUG=1 configs/kernel/debug/*.config and
+# configs/kernel/debug/<base>/*.config (the debug variant: lockdep, KASAN,
+# DEBUG_VM, ...; the report's `debug:` line lists them), FRAGMENTS and the
+# knobs are merged
 # (scripts/kconfig/merge_config.sh) and olddefconfig runs. Every
 # requested option that did not survive fails the stage, one line each; the
 # previous .config stays as it was.
-# Reads: BASE, SRC, FLAVOR, NR_CPUS, LOCALVERSION, PATCHES, EXTRA_PATCHES,
+# Reads: BASE, SRC, FLAVOR, DEBUG, NR_CPUS, LOCALVERSION, PATCHES, EXTRA_PATCHES,
 #        FRAGMENTS, SIGN_KEY, OUT, TOP; KB_IDENTITY_OUT=FILE: the build identity
 #        file's path is written to FILE (for scripts; stdout stays as it is).
 set -eu
 . "$(dirname "$0")/lib.sh"
 
-usage() { echo "usage: [BASE=..] [FLAVOR=cloud|generic|guest] [NR_CPUS=N] [FRAGMENTS='a.config ..'] config.sh" >&2; exit 2; }
+usage() { echo "usage: [BASE=..] [FLAVOR=cloud|generic|guest] [DEBUG=1] [NR_CPUS=N] [FRAGMENTS='a.config ..'] config.sh" >&2; exit 2; }
 [ $# -eq 0 ] || usage
 
 kb_init
@@ -35,14 +38,20 @@ kb_init
 kb_lock "$KB_TREE.lock" -s
 kb_lock "$KB_BUILD.lock"
 
+# The repository's fragments of this build, in merge order: common, the
+# flavor's, the flavor's of this base, and with DEBUG=1 the debug variant's.
+ours=() dirs=(common "$KB_FLAVOR" "$KB_FLAVOR/$KB_BASE")
+[ "$KB_DEBUG" = 0 ] || dirs+=(debug "debug/$KB_BASE")
+for d in "${dirs[@]}"; do
+	for f in "$TOP/configs/kernel/$d"/*.config; do [ -f "$f" ] && ours+=("$f"); done
+done
 # Everything the result depends on; an unchanged stamp skips the stage.
-fragment_files=()
-for f in "$TOP"/configs/kernel/common/*.config "$TOP/configs/kernel/$KB_FLAVOR"/*.config \
-	"$TOP/configs/kernel/$KB_FLAVOR/$KB_BASE"/*.config ${FRAGMENTS:-}; do
+fragment_files=("${ours[@]}")
+for f in ${FRAGMENTS:-}; do
 	[ -f "$f" ] && fragment_files+=("$f")
 done
 inputs=$( {
-	echo "tree=$KB_TREE_HASH flavor=$KB_FLAVOR local=$KB_LOCALVERSION_FULL nr=$KB_NR_CPUS"
+	echo "tree=$KB_TREE_HASH flavor=$KB_FLAVOR debug=$KB_DEBUG local=$KB_LOCALVERSION_FULL nr=$KB_NR_CPUS"
 	echo "sign=$KB_SIGN_KEY ${KB_SIGN_KEY:+$(sha256sum <"$KB_SIGN_KEY")} pahole=$(command -v pahole || true)"
 	sha256sum "$0" "$TOP/tools/kbuild/lib.sh" | cut -c1-64
 	[ "$KB_FLAVOR" = guest ] || sha256sum /usr/src/linux-config-"$KB_BASE"/config.amd64_none_*.xz 2>/dev/null | cut -c1-64
@@ -107,11 +116,7 @@ if grep -qx 'CONFIG_DEBUG_INFO_BTF=y' "$work/.config" && ! command -v pahole >/d
 fi
 
 # 3. Our fragments, then the knobs (last, so they win).
-fragments=()
-for f in "$TOP"/configs/kernel/common/*.config "$TOP/configs/kernel/$KB_FLAVOR"/*.config \
-	"$TOP/configs/kernel/$KB_FLAVOR/$KB_BASE"/*.config; do
-	[ -f "$f" ] && fragments+=("$f")
-done
+fragments=("${ours[@]}")
 for f in ${FRAGMENTS:-}; do fragments+=("$(realpath "$f")"); done
 {
 	echo "# knobs (tools/kbuild/config.sh)"
@@ -217,6 +222,14 @@ fi
 		echo "signing:      modules: unsigned (no SIGN_KEY: MODULE_SIG_ALL off, no key generated; CONFIG_MODULE_SIG=$(sed -n 's/^CONFIG_MODULE_SIG=//p' "$KB_BUILD/.config" | grep . || echo n) as the base config has it); trusted/revocation key lists cleared"
 	fi
 	echo "BTF:          $btf_note"
+	if [ "$KB_DEBUG" = 1 ]; then
+		# What the debug fragments turn on, by name (their =y options).
+		echo "debug:        yes (configs/kernel/debug: $(for f in "${fragments[@]}"; do
+			case "$f" in "$TOP/configs/kernel/debug/"*) sed -n 's/^CONFIG_\([A-Za-z0-9_]*\)=y$/\1/p' "$f" ;; esac
+		done | awk '!seen[$0]++' | paste -sd, - | sed 's/,/, /g'))"
+	else
+		echo "debug:        no"
+	fi
 	echo "fragments:"
 	for f in "${fragments[@]}"; do
 		case "$f" in "$scratch/knobs.config") echo "  (knobs) $(grep -v '^#' "$f" | tr '\n' ' ')" ;; *) echo "  ${f#"$TOP/"}" ;; esac

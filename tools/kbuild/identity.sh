@@ -11,6 +11,8 @@
 #   config.sh   (kb_write_identity)  what the build is:
 #     IDENTITY_VERSION  1
 #     KERNELRELEASE KVERSION BASE FLAVOR VARIANT NR_CPUS (of the .config)
+#     DEBUG             1: the flavor's debug variant (DEBUG=1,
+#                       configs/kernel/debug; release ends in +debug), else 0
 #     SERIES_VERSION SERIES_HASH
 #     KNOB_SRC KNOB_PATCHES KNOB_NR_CPUS KNOB_LOCALVERSION   the knobs given
 #     EXTRA_PATCHES_HASH FRAGMENTS_HASH SIGN_FPR   (empty when not used)
@@ -136,6 +138,7 @@ kb_write_identity() {
 	{
 		printf '%s\t%s\n' IDENTITY_VERSION 1 KERNELRELEASE "$KB_RELEASE" KVERSION "$KB_KVERSION" \
 			BASE "$KB_BASE" FLAVOR "$KB_FLAVOR" VARIANT "$KB_VARIANT${KB_XHASH:+-$KB_XHASH}" \
+			DEBUG "$KB_DEBUG" \
 			NR_CPUS "$(sed -n 's/^CONFIG_NR_CPUS=//p' "$KB_BUILD/.config")" \
 			SERIES_VERSION "$KB_SERIES_VERSION" SERIES_HASH "$KB_SERIES_HASH" \
 			KNOB_SRC "${KB_SRC_PATH:-}" KNOB_PATCHES "${PATCHES:-1}" KNOB_NR_CPUS "$KB_NR_CPUS" \

@@ -5,13 +5,14 @@
 # previous stage's output without being told.
 #
 # Reads: TOP, OUT (default TOP/out), BASE (default 6.12), SRC, FLAVOR (default
-# cloud), NR_CPUS, LOCALVERSION, PATCHES (default 1), EXTRA_PATCHES, FRAGMENTS,
+# cloud), DEBUG (default 0; 1: the flavor's debug variant, configs/kernel/debug),
+# NR_CPUS, LOCALVERSION, PATCHES (default 1), EXTRA_PATCHES, FRAGMENTS,
 # SIGN_KEY, KBUILD_SIGN_PIN (passphrase of an encrypted SIGN_KEY), PATCHES_ROOT
 # (default TOP/patches).
 # Sets (kb_init_src): KB_SRCID KB_SRC_ROOT KB_PRISTINE_ROOT KB_TARBALL
 # Sets (kb_init): the above plus KB_PRISTINE KB_KVERSION KB_BASE KB_SERIES_DIR
 #   KB_SERIES_FILE KB_SERIES_VERSION KB_VARIANT KB_XHASH KB_FHASH KB_TREE KB_BUILD
-#   KB_SERIES_ENTRIES ("NAME STRIP" lines) KB_FLAVOR KB_NR_CPUS KB_LOCALVERSION_FULL KB_RELEASE KB_SERIES_HASH KB_TREE_HASH
+#   KB_SERIES_ENTRIES ("NAME STRIP" lines) KB_FLAVOR KB_DEBUG (0|1) KB_NR_CPUS KB_LOCALVERSION_FULL KB_RELEASE KB_SERIES_HASH KB_TREE_HASH
 #   KB_SIGN_KEY KB_SIGN_FPR KB_SIGN_SUBJECT KB_SIGN_KEYTYPE KB_SHASH (kb_sign_init, SIGN_KEY)
 #   SOURCE_DATE_EPOCH KBUILD_BUILD_TIMESTAMP KBUILD_BUILD_USER KBUILD_BUILD_HOST
 
@@ -58,6 +59,7 @@ kb_check_knobs() {
 	case "${FLAVOR:-cloud}" in cloud|generic|guest) ;; *)
 		kb_die "FLAVOR='$FLAVOR': expected cloud, generic or guest" ;; esac
 	case "${PATCHES:-1}" in 0|1) ;; *) kb_die "PATCHES='$PATCHES': expected 0 or 1" ;; esac
+	case "${DEBUG:-0}" in 0|1) ;; *) kb_die "DEBUG='$DEBUG': expected 0 or 1" ;; esac
 	if [ -n "${NR_CPUS:-}" ] && ! [[ "$NR_CPUS" =~ ^[1-9][0-9]*$ ]]; then
 		kb_die "NR_CPUS='$NR_CPUS': expected a positive integer"
 	fi
@@ -185,6 +187,7 @@ kb_init() {
 	KB_SERIES_FILE=$KB_SERIES_DIR/series
 	KB_SERIES_VERSION=$(kb_series_version "$KB_SERIES_DIR")
 	KB_FLAVOR=${FLAVOR:-cloud}
+	KB_DEBUG=${DEBUG:-0}
 	KB_NR_CPUS=${NR_CPUS:-}
 
 	local name strip files=()
@@ -212,13 +215,19 @@ kb_init() {
 	fi
 	kb_sign_init
 	KB_TREE=$OUT/tree/$KB_SRCID-$KB_VARIANT${KB_XHASH:+-$KB_XHASH}
-	local bname=$KB_SRCID-$KB_FLAVOR${KB_NR_CPUS:+-nr$KB_NR_CPUS}
+	# DEBUG=1, the flavor's debug variant (configs/kernel/debug): -debug in
+	# the build dir right after the flavor, +debug at the end of the release
+	# (before LOCALVERSION), like Fedora's kernel-debug (<release>+debug), so
+	# its packages install beside the normal ones.
+	local dsuf=
+	[ "$KB_DEBUG" = 1 ] && dsuf=debug
+	local bname=$KB_SRCID-$KB_FLAVOR${dsuf:+-$dsuf}${KB_NR_CPUS:+-nr$KB_NR_CPUS}
 	[ "$KB_VARIANT" = vanilla ] && bname+=-vanilla
 	[ -n "$KB_XHASH" ] && bname+=-$KB_XHASH
 	[ -n "$KB_SHASH" ] && bname+=-$KB_SHASH
 	[ -n "$KB_FHASH" ] && bname+=-$KB_FHASH
 	KB_BUILD=${KB_BUILD_DIR:-$OUT/build/$bname}
-	KB_LOCALVERSION_FULL=-$tag${KB_XHASH:+-$KB_XHASH}-$KB_FLAVOR${KB_NR_CPUS:+-nr$KB_NR_CPUS}${KB_FHASH:+-$KB_FHASH}${LOCALVERSION:-}
+	KB_LOCALVERSION_FULL=-$tag${KB_XHASH:+-$KB_XHASH}-$KB_FLAVOR${KB_NR_CPUS:+-nr$KB_NR_CPUS}${KB_FHASH:+-$KB_FHASH}${dsuf:++$dsuf}${LOCALVERSION:-}
 	KB_RELEASE=$KB_KVERSION$KB_LOCALVERSION_FULL
 	# What the tree is made of: rebuilt whenever this changes.
 	KB_TREE_HASH=$( { cat "$KB_PRISTINE_ROOT/.stamp"; echo "variant=$KB_VARIANT";

@@ -14,7 +14,7 @@
 #     --config-only  stop after config.sh (the identity then has CONFIG, no IMAGE)
 #     --package      also the packages (BUILD=<identity> packages.sh), kernel
 #                    only unless PKG_MMBATCHD=1 is among the arguments
-#     KNOB: BASE SRC FLAVOR NR_CPUS LOCALVERSION PATCHES EXTRA_PATCHES
+#     KNOB: BASE SRC FLAVOR DEBUG NR_CPUS LOCALVERSION PATCHES EXTRA_PATCHES
 #           FRAGMENTS SIGN_KEY PKG_MMBATCHD
 # Reads: OUT, TOP, and what the stages read besides the knobs (JOBS, CCACHE,
 # CCACHE_DIR).
@@ -39,15 +39,15 @@ done
 [ $config_only = 0 ] || [ $package = 0 ] || { echo "ERROR: build-kernel: --config-only and --package exclude each other" >&2; exit 2; }
 
 # Nothing from the caller's environment decides what is built.
-unset SRC NR_CPUS LOCALVERSION PATCHES EXTRA_PATCHES FRAGMENTS SIGN_KEY KBUILD_SIGN_PIN \
+unset SRC DEBUG NR_CPUS LOCALVERSION PATCHES EXTRA_PATCHES FRAGMENTS SIGN_KEY KBUILD_SIGN_PIN \
 	DISTCC_HOSTS BUILD_TARGETS PATCHES_ROOT KB_BUILD_DIR BUILD BASE FLAVOR
 PKG_MMBATCHD=0
 for kv in "$@"; do
 	case "${kv%%=*}" in
-	BASE|SRC|FLAVOR|NR_CPUS|LOCALVERSION|PATCHES|EXTRA_PATCHES|FRAGMENTS|SIGN_KEY|PKG_MMBATCHD)
+	BASE|SRC|FLAVOR|DEBUG|NR_CPUS|LOCALVERSION|PATCHES|EXTRA_PATCHES|FRAGMENTS|SIGN_KEY|PKG_MMBATCHD)
 		[ "${kv#*=}" != "$kv" ] || { echo "ERROR: build-kernel: '$kv': expected KNOB=VALUE" >&2; exit 2; }
 		export "${kv?}" ;;
-	*) echo "ERROR: build-kernel: '$kv': not a knob (BASE SRC FLAVOR NR_CPUS LOCALVERSION PATCHES EXTRA_PATCHES FRAGMENTS SIGN_KEY PKG_MMBATCHD)" >&2; exit 2 ;;
+	*) echo "ERROR: build-kernel: '$kv': not a knob (BASE SRC FLAVOR DEBUG NR_CPUS LOCALVERSION PATCHES EXTRA_PATCHES FRAGMENTS SIGN_KEY PKG_MMBATCHD)" >&2; exit 2 ;;
 	esac
 done
 export TOP=${TOP:-$top} PKG_MMBATCHD
