@@ -8,7 +8,37 @@
 # guest check is counted like any other.
 #
 #   guest_results FILE   FILE: the guest's output (vmtest's stdout). Prints
-#                        its other lines indented, records every result line.
+#                        its other lines indented, records every result line
+#                        (the dumped kernel log, below, is left to
+#                        guest_splats).
+#   guest_splats OUT CONSOLE [--no-dump WHY]
+#                        any kernel splat fails the guest check: the kernel
+#                        log the guest dumped into OUT (lib.sh's
+#                        vm_dump_kernel_log, written to OUT's name with .dmesg
+#                        for .out) and the serial console log CONSOLE (without
+#                        that dump) are each scanned by splat_scan. A log that
+#                        was not dumped in whole is a fail; --no-dump: this
+#                        boot runs no guest command (a boot that reboots
+#                        before it), only CONSOLE is scanned, WHY is printed.
+#   splat_scan LABEL FILE
+#                        one fail per kernel report in FILE ("kernel splat in
+#                        LABEL line N: FIRST LINE"), else one pass ("no kernel
+#                        splat in LABEL (N lines scanned)").
+#   splat_reports FILE   the reports alone, one per line: "N<TAB>new|known<TAB>
+#                        FIRST LINE", then "lines<TAB>N" (for tests).
+#
+# What a report is. A line (its "[ seconds]" / "[ seconds][ T1]" stamp and a
+# "<level>" prefix removed) matching one of splat_patterns opens a report;
+# the lines after it belong to it until it closes: at "---[ end trace" or
+# "---[ end Kernel panic", at a line of ten or more '=' (KASAN and UBSAN
+# frame their reports with them), at the "</TASK>" ending its first call
+# trace (not for KASAN/UBSAN reports, which print more after the trace), or
+# after 400 lines. A pattern line inside an open report is part of it (a
+# WARN()'s "WARNING: CPU: ..." after its message, "page dumped because"
+# inside a KASAN report), so each report fails once, named by its first line.
+# A report is known, and passes, only when its first line or the line right
+# before it (a WARN()'s message) is, character for character, one of the
+# lines of tests/vm/splat_known.txt (SPLAT_KNOWN overrides the file).
 
 guest_results() {
 	local line what
@@ -22,7 +52,137 @@ guest_results() {
 			# skipped, never as passed.
 			what=${line#NOT-LIVE }
 			skip "${what%: *}" "not live on this guest: ${what##*: }" ;;
+		"dmesg | "*) ;;
+		"@@DMESG-BEGIN@@") echo "    | (the guest's kernel log: see the splat checks)" ;;
+		"@@DMESG-END "*) ;;
 		*) printf '    | %s\n' "$line" ;;
 		esac
 	done < "$1"
+}
+
+# The report openers (extended regular expressions, any one in a line).
+splat_patterns=(
+	'BUG:'                                  # BUG: KASAN/KFENCE, unable to handle page fault, soft lockup, Bad page state, sleeping function ...
+	'WARNING:'                              # WARN(), and lockdep's "WARNING: possible ... locking ..." headers
+	'Oops'                                  # page fault / GP oops header
+	'general protection fault'
+	'Kernel panic'
+	'kernel BUG at'                         # BUG()/BUG_ON() (the next line is "invalid opcode:")
+	'invalid opcode:'
+	'Unable to handle kernel'
+	'possible circular locking dependency'  # lockdep (the header line also says WARNING:)
+	'possible recursive locking'
+	'inconsistent lock state'
+	'possible irq lock inversion'
+	'suspicious RCU usage'
+	'INFO: lockdep'                         # "INFO: lockdep is turned off." (an earlier report turned it off)
+	'INFO: trying to register non-static key'
+	'DEBUG_LOCKS_WARN_ON'
+	'KASAN:'
+	'UBSAN:'
+	'rcu: INFO: rcu_.* detected stalls'
+	'INFO: rcu_.* detected stalls'
+	'detected stall'                        # rcu_tasks, expedited stalls
+	'INFO: task .* blocked for more than'   # hung tasks
+	'sleeping function called from invalid context'
+	'list_add corruption'
+	'list_del corruption'
+	'ODEBUG:'
+	'page dumped because'
+	'Bad page'
+)
+
+splat_known_file() { echo "${SPLAT_KNOWN:-$(dirname "${BASH_SOURCE[0]}")/splat_known.txt}"; }
+
+splat_reports() {
+	local pat known
+	pat=$(printf '%s\n' "${splat_patterns[@]}" | sed 's/ *#.*$//' | paste -sd'|')
+	known=$(splat_known_file)
+	[ -r "$known" ] || { echo "ERROR: splat_reports: no known-lines file $known" >&2; return 2; }
+	LC_ALL=C awk -v pat="$pat" -v known="$known" '
+		BEGIN {
+			while ((getline k < known) > 0) if (k != "" && k !~ /^#/) K[k] = 1
+			close(known)
+		}
+		{
+			l = $0
+			sub(/\r$/, "", l)
+			sub(/^<[0-9]+>/, "", l)
+			sub(/^\[ *[0-9]+\.[0-9]+\](\[ *[TC][0-9]+\])? ?/, "", l)
+			n++
+			closer = (l ~ /^---\[ end (trace|Kernel panic)/ || l ~ /^={10,}$/)
+			if (open) {
+				if (closer || (!framed && l ~ /^ *<\/TASK>$/) || n - start >= 400) open = 0
+			} else if (!closer && l ~ pat) {
+				open = 1; start = n; framed = (l ~ /KASAN:|UBSAN:/)
+				print n "\t" ((l in K || (n > 1 && prev in K)) ? "known" : "new") "\t" l
+			}
+			prev = l
+		}
+		END { print "lines\t" n + 0 }' "$1"
+}
+
+splat_scan() {
+	local label=$1 file=$2 reports n kind first lines=0 new=0 known=''
+	if [ ! -s "$file" ]; then
+		fail "kernel splat scan of $label: $file is missing or empty (nothing to scan is not a clean log)"
+		return 0
+	fi
+	reports=$(splat_reports "$file") || { fail "kernel splat scan of $label: the scanner failed"; return 0; }
+	while IFS=$'\t' read -r n kind first; do
+		[ "$n" != lines ] || { lines=$kind; continue; }
+		case $kind in
+		new) fail "kernel splat in $label line $n: $first"; new=$((new + 1)) ;;
+		known) known+="${known:+; }line $n '$first'" ;;
+		esac
+	done <<< "$reports"
+	[ "$new" -gt 0 ] || pass "no kernel splat in $label ($lines lines scanned${known:+; known: $known})"
+}
+
+# guest_kernel_log OUT DEST: DEST = the kernel log dumped into OUT (the
+# "dmesg | " lines between the markers, prefix removed). Prints what is
+# wrong and returns 1 when the dump is not there in whole.
+guest_kernel_log() {
+	local out=$1 dest=$2 endl rc want got
+	: > "$dest"
+	if ! grep -qx '@@DMESG-BEGIN@@' "$out" 2>/dev/null; then
+		echo "no @@DMESG-BEGIN@@ line in $out (the guest never dumped its kernel log)"; return 1
+	fi
+	awk '$0 == "@@DMESG-BEGIN@@" {on = 1; next} /^@@DMESG-END / {on = 0} on && sub(/^dmesg \| /, "")' "$out" > "$dest"
+	endl=$(grep -m 1 '^@@DMESG-END ' "$out" || true)
+	[ -n "$endl" ] || { echo "no @@DMESG-END line in $out (the dump was cut off)"; return 1; }
+	rc=$(sed -n 's/^@@DMESG-END rc=\([0-9]*\) .*/\1/p' <<< "$endl")
+	want=$(sed -n 's/^.* lines=\([0-9]*\)@@$/\1/p' <<< "$endl")
+	got=$(wc -l < "$dest")
+	[ "$rc" = 0 ] || { echo "dmesg exited ${rc:-?} in the guest ($endl)"; return 1; }
+	if [ -z "$want" ] || [ "$want" != "$got" ]; then echo "the guest dumped ${want:-?} lines, $got arrived"; return 1; fi
+	[ "$got" -gt 0 ] || { echo "dmesg printed nothing"; return 1; }
+	return 0
+}
+
+guest_splats() {
+	local out=$1 console=$2 dmesg why filtered
+	if [ "${3:-}" = --no-dump ]; then
+		echo "    | no kernel log dump in this boot: ${4:-}; its console is scanned alone"
+	else
+		dmesg=${out%.out}.dmesg
+		[ "$dmesg" != "$out" ] || dmesg=$out.dmesg
+		if why=$(guest_kernel_log "$out" "$dmesg"); then
+			pass "the guest's kernel log dumped in whole ($(wc -l < "$dmesg") lines, $dmesg)"
+			# A log that wrapped lost its first messages: a splat there would go unseen.
+			expect_match "the dumped kernel log starts at boot (its 'Linux version' line)" '^(\[[ 0-9.]+\] )?Linux version ' "@$dmesg"
+			splat_scan "the guest's kernel log ($dmesg)" "$dmesg"
+		else
+			fail "the guest's kernel log could not be read, so it cannot be scanned: $why"
+		fi
+	fi
+	# The console without the dump (blank lines keep the line numbers).
+	if [ -s "$console" ]; then
+		filtered=$(mktemp)
+		sed 's/^dmesg | .*$//' "$console" > "$filtered"
+		splat_scan "the serial console ($console)" "$filtered"
+		rm -f "$filtered"
+	else
+		fail "the serial console log $console is missing or empty"
+	fi
 }

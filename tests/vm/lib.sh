@@ -64,6 +64,21 @@ vm_not_live() {
 	vm_notlive=$((vm_notlive + 1))
 }
 
+# vm_dump_kernel_log: the kernel log (`dmesg`: busybox in the quick path,
+# util-linux in the full path) into the output, every line prefixed
+# "dmesg | " between "@@DMESG-BEGIN@@" and "@@DMESG-END rc=RC lines=N@@",
+# where the host's splat scan (tests/vm/host.sh guest_splats) reads it. Every
+# guest script calls it last, before vm_summary: a log that is not there in
+# whole (no end marker, RC not 0, N not the lines seen) fails on the host.
+vm_dump_kernel_log() {
+	dmesg > "$vm_tmp/dmesg" 2> "$vm_tmp/dmesg.err"
+	_rc=$?
+	echo "@@DMESG-BEGIN@@"
+	sed 's/^/dmesg | /' "$vm_tmp/dmesg"
+	echo "@@DMESG-END rc=$_rc lines=$(wc -l < "$vm_tmp/dmesg" | tr -d ' ')@@"
+	sed 's/^/dmesg stderr: /' "$vm_tmp/dmesg.err"
+}
+
 vm_summary() {
 	echo "summary: $vm_passed ok, $vm_failed failed, $vm_notlive not live"
 	[ "$vm_failed" -eq 0 ]
