@@ -16,7 +16,8 @@
 #                        log the guest dumped into OUT (lib.sh's
 #                        vm_dump_kernel_log, written to OUT's name with .dmesg
 #                        for .out) and the serial console log CONSOLE (without
-#                        that dump) are each scanned by splat_scan. A log that
+#                        that dump and the guest script's result lines) are
+#                        each scanned by splat_scan. A log that
 #                        was not dumped in whole is a fail; --no-dump: this
 #                        boot runs no guest command (a boot that reboots
 #                        before it), only CONSOLE is scanned, WHY is printed.
@@ -160,6 +161,13 @@ guest_kernel_log() {
 	return 0
 }
 
+# splat_console CONSOLE: CONSOLE without the dumped kernel log and the guest
+# script's own lines (lib.sh's result lines and what they indent, which may
+# quote anything), each replaced by an empty line to keep the numbering.
+splat_console() {
+	sed -E 's/^(dmesg \| |ok       |FAIL     |NOT-LIVE |run      |time     |    \| |summary: [0-9]).*$//' "$1"
+}
+
 guest_splats() {
 	local out=$1 console=$2 dmesg why filtered
 	if [ "${3:-}" = --no-dump ]; then
@@ -176,10 +184,9 @@ guest_splats() {
 			fail "the guest's kernel log could not be read, so it cannot be scanned: $why"
 		fi
 	fi
-	# The console without the dump (blank lines keep the line numbers).
 	if [ -s "$console" ]; then
 		filtered=$(mktemp)
-		sed 's/^dmesg | .*$//' "$console" > "$filtered"
+		splat_console "$console" > "$filtered"
 		splat_scan "the serial console ($console)" "$filtered"
 		rm -f "$filtered"
 	else

@@ -15,7 +15,8 @@
 #     pattern of splat_patterns has such a sample);
 #   - the dump: a guest output holding the dumped log is read back whole;
 #     a report in it fails naming the .dmesg file while the console scan
-#     (without the dump) passes; a dump cut off, with dmesg's exit status
+#     (without the dump and the guest's result lines, which quote anything)
+#     passes; a dump cut off, with dmesg's exit status
 #     not 0, with lines missing, never started or wrapped (no 'Linux
 #     version' line) fails; a missing console fails; --no-dump scans the
 #     console alone; guest_results counts no line of the dump.
@@ -148,7 +149,9 @@ guest_out() {
 cp "$fx/clean-6.12-boot.log" "$T/clean.log"
 cat "$fx/clean-6.12-boot.log" "$fx/lockdep-circular.log" > "$T/splat.log"
 guest_out "$T/g.out" "$T/splat.log"
-{ cat "$fx/clean-6.12-boot.log"; echo "@@VMTEST-BEGIN@@"; cat "$T/g.out"; echo "@@VMTEST-END rc=0@@"; } > "$T/g.console"
+{ cat "$fx/clean-6.12-boot.log"; echo "@@VMTEST-BEGIN@@"; cat "$T/g.out"
+	echo "ok       a result line quoting 'WARNING: x': expected 'WARNING: x', actual 'WARNING: x'"
+	echo "    | an indented line quoting BUG: y"; echo "@@VMTEST-END rc=0@@"; } > "$T/g.console"
 inner r guest_splats "$T/g.out" "$T/g.console"
 expect_status "a lockdep report in the dumped log" 1 "$r"
 counts "dumped log with a lockdep report" "$r_out" 3 1
@@ -156,7 +159,7 @@ expect_contains "the dump read back whole" "ok: the guest's kernel log dumped in
 expect_eq "the .dmesg file: the dumped lines" "$(cat "$T/splat.log"; echo "FAIL     a dumped line shaped like a result")" "$(cat "$T/g.dmesg")"
 expect_line "the fail names the .dmesg file and the report" \
 	"  FAIL: kernel splat in the guest's kernel log ($T/g.dmesg) line 204: WARNING: possible circular locking dependency detected" "$r_out"
-expect_match "the console scan leaves the dump out" "^  ok: no kernel splat in the serial console \($(re_quote "$T")/g\.console\) \([0-9]+ lines scanned; known: line 133 " "$r_out"
+expect_match "the console scan leaves the dump and the guest's result lines out" "^  ok: no kernel splat in the serial console \($(re_quote "$T")/g\.console\) \([0-9]+ lines scanned; known: line 133 " "$r_out"
 guest_out "$T/c.out" "$T/clean.log"
 { cat "$fx/clean-6.12-boot.log"; cat "$T/c.out"; } > "$T/c.console"
 inner r guest_splats "$T/c.out" "$T/c.console"
