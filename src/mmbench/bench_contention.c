@@ -1,7 +1,8 @@
 /* contention: migration of folios that other tasks keep locked. A shared
- * memfd (shmem) region; writer threads pwrite(2) whole pages into it (shmem
- * holds each folio locked from write_begin to write_end, and every reader
- * or writer holds a reference), a forked toucher process faults the pages
+ * memfd (shmem) region; writer threads rewrite its pages with pwrite(2) in
+ * 512-byte chunks, 8 calls a page (shmem holds the folio locked from
+ * write_begin to write_end, and every reader or writer holds a reference,
+ * also while it waits for the lock), a forked toucher process faults the pages
  * in through its own mapping and drops them again with MADV_DONTNEED (each
  * fault locks the folio). All of them run on the CPUs other than the
  * mover's. The mover (CPU 0) calls move_pages(2) with MPOL_MF_MOVE_ALL
@@ -224,6 +225,27 @@ static int pwrite_page(int fd, const void *buf, size_t page)
 	return 0;
 }
 
+/* A page written in MB_CONT_CHUNK_BYTES chunks: each pwrite(2) takes a
+ * reference and the folio lock again, so a page being written stays busy
+ * for several calls. */
+static int pwrite_chunks(int fd, const void *buf, size_t page)
+{
+	const size_t chunk = MB_CONT_CHUNK_BYTES;
+
+	for (size_t off = 0; off < MB_CONT_PAGE_BYTES; off += chunk) {
+		ssize_t n = pwrite(fd, (const char *)buf + off, chunk,
+				   (off_t)(page * MB_CONT_PAGE_BYTES + off));
+
+		if (n < 0 && errno == EINTR) {
+			off -= chunk;
+			continue;
+		}
+		if (n != (ssize_t)chunk)
+			return n < 0 ? -errno : -EIO;
+	}
+	return 0;
+}
+
 /* Checks one page through the file and through the mapping; counts what
  * it finds (once per page). Returns -errno when pread failed. */
 static int check_page(struct cont *g, uint64_t *buf, size_t page)
@@ -260,7 +282,7 @@ static void *writer_main(void *arg)
 				continue;
 			}
 			mb_cont_fill(buf, i, g->seq[i] + 1);
-			if (pwrite_page(g->fd, buf, i) < 0) {
+			if (pwrite_chunks(g->fd, buf, i) < 0) {
 				errs++;
 				continue;
 			}

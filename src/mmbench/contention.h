@@ -16,6 +16,8 @@
 #define MB_CONT_ROUNDS 16
 #define MB_CONT_ROUNDS_QUICK 6
 #define MB_CONT_WRITERS_PER_CPU 2
+/* A writer's pwrite(2) size: a page is written in 8 calls. */
+#define MB_CONT_CHUNK_BYTES 512
 
 struct mb_cont_cfg {
 	size_t pages;   /* of the shared region */
