@@ -235,4 +235,6 @@ while read -r name orig target; do
 	vm_expect "'$name' after stop, read from the kernel" "$orig" "$(kernel_value "$name")"
 done < "$vm_tmp/plan.baseline"
 
+# 6. The kernel log, for the host's splat scan (tests/vm/host.sh).
+vm_dump_kernel_log
 vm_summary

@@ -6,6 +6,11 @@
 #                         boots, `mmbench integrity` passes, `mmbench migrate`
 #                         moves pages between two nodes, the drain knob
 #                         (tests/vm/quick_test.sh);
+#   guest.sh debug FILE   the quick path on a debug build (DEBUG=1: lockdep,
+#                         KASAN, DEBUG_VM, ...; FILE is its identity,
+#                         $(call debug_build,BASE)): the same checks with a
+#                         longer integrity run, more memory and time, and
+#                         lockdep still on at the end;
 #   guest.sh full FILE    full path: a Debian rootfs (12/bookworm;
 #                         MKCHROOT_SUITE=trixie for 13, systemd 257) where
 #                         MMBATCHD_DEB and then IMAGE_DEB were installed with
@@ -13,7 +18,7 @@
 #                         that rootfs and that initramfs: the daemon, its
 #                         values, drain, smoke, rollback and the units'
 #                         sandboxes (tests/vm/full_test.sh);
-#   guest.sh --resolve quick|full FILE
+#   guest.sh --resolve quick|full|debug FILE
 #                         the resolution step alone: prints the KEY=VALUE
 #                         lines the path would use, boots nothing.
 # Every input is read from FILE with bid_get: BASE, IMAGE, KERNELRELEASE,
@@ -22,15 +27,22 @@
 # other kernel stands in. Debian's stock kernel of the build's BASE boots
 # only when asked for, VM_KERNEL=stock (tools/vmtest/stock-kernel.sh and its
 # identity file; MMBATCHD_DEB still comes from FILE).
-# The guest's result lines are counted on the host (tests/vm/host.sh).
-# Logs: $OUT/vm/check/<path>-<base>.{out,console}.
-# Reads: OUT, VM_KERNEL (built or stock, default built), VM_QUICK_TIMEOUT
-# (600), VM_FULL_TIMEOUT (900), MKCHROOT_SUITE (default bookworm; labels and
+# The guest's result lines are counted on the host (tests/vm/host.sh), and
+# any kernel splat in the kernel log the guest dumps last or in the console
+# log fails the check (host.sh guest_splats; the known lines:
+# tests/vm/splat_known.txt).
+# Logs: $OUT/vm/check/<path>-<base>.{out,console,dmesg}.
+# Reads: OUT, VM_KERNEL (built or stock, default built; the debug path
+# boots its build always), VM_QUICK_TIMEOUT
+# (600), VM_FULL_TIMEOUT (900), VM_DEBUG_TIMEOUT (1500), VM_DEBUG_MEM (MiB,
+# 3072), VM_DEBUG_INTEGRITY (mmbench integrity options, default "--seconds 8
+# --reps 2"), VM_DEBUG_MIGRATIONS (pages it must migrate, default 20000),
+# MKCHROOT_SUITE (default bookworm; labels and
 # logs name another suite), MMBENCH_STATIC (default $OUT/bin/static/mmbench),
 # MMBATCHD (default $OUT/bin/mmbatchd), VMTEST_* (tools/vmtest/vmtest).
 set -eu -o pipefail
 
-usage() { echo "usage: guest.sh [--resolve] quick|full IDENTITY-FILE" >&2; exit 2; }
+usage() { echo "usage: guest.sh [--resolve] quick|full|debug IDENTITY-FILE" >&2; exit 2; }
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 out=${OUT:-$top/out}
@@ -39,7 +51,7 @@ resolve_only=0
 [ "${1:-}" != --resolve ] || { resolve_only=1; shift; }
 [ $# -eq 2 ] || usage
 mode=$1 build=$2
-case $mode in quick|full) ;; *) usage ;; esac
+case $mode in quick|full|debug) ;; *) usage ;; esac
 # shellcheck source=tools/kbuild/identity.sh
 . "$top/tools/kbuild/identity.sh"
 die() { echo "ERROR: $*" >&2; exit 1; }
@@ -58,7 +70,9 @@ series_has_drain() {
 
 # The resolution step: everything the path boots, from identity files.
 base=$(bid_get "$build" BASE)
-case ${VM_KERNEL:-built} in
+kernel_choice=${VM_KERNEL:-built}
+[ "$mode" != debug ] || kernel_choice=built
+case $kernel_choice in
 built) kid=$build ;;
 stock)
 	"$vmtools/stock-kernel.sh" "$base"
@@ -81,13 +95,13 @@ fi
 if [ $resolve_only = 1 ]; then
 	printf '%s=%s\n' BUILD "$build" KERNEL_IDENTITY "$kid" BASE "$base" KERNELRELEASE "$krel" IMAGE "$image" \
 		VARIANT "$variant" DRAIN_KNOB "$drain"
-	[ "$mode" = quick ] || printf '%s=%s\n' IMAGE_DEB "$kdeb" MMBATCHD_DEB "$ddeb"
+	[ "$mode" != full ] || printf '%s=%s\n' IMAGE_DEB "$kdeb" MMBATCHD_DEB "$ddeb"
 	exit 0
 fi
 
 suite=${MKCHROOT_SUITE:-bookworm}
 tag=$mode-$base
-[ "$mode" = quick ] || [ "$suite" = bookworm ] || tag+=-$suite
+[ "$mode" != full ] || [ "$suite" = bookworm ] || tag+=-$suite
 TEST_NAME=$mode-$base
 # shellcheck source=tests/lib/assert.sh
 . "$top/tests/lib/assert.sh"
@@ -97,17 +111,34 @@ logs=$out/vm/check
 mkdir -p "$logs"
 echo "$TEST_NAME: $krel ($([ "$kid" = "$build" ] && echo "build $build" || echo "Debian's stock kernel, VM_KERNEL=stock, $kid"))"
 
-rc=0
-if [ "$mode" = quick ]; then
+rc=0 t_boot=$SECONDS
+if [ "$mode" = debug ]; then
+	# Only a kernel with the checkers on proves anything here.
+	expect_eq "debug build: DEBUG in $kid" 1 "$(bid_get "$kid" DEBUG 2>&1)"
+	config=$(bid_get "$kid" CONFIG)
+	for opt in CONFIG_PROVE_LOCKING CONFIG_PROVE_RCU CONFIG_KASAN CONFIG_KASAN_INLINE CONFIG_DEBUG_VM \
+		CONFIG_DEBUG_ATOMIC_SLEEP CONFIG_DEBUG_LIST CONFIG_DEBUG_OBJECTS CONFIG_SLUB_DEBUG; do
+		expect_line "debug build: $opt in $config" "$opt=y" "@$config"
+	done
+fi
+if [ "$mode" != full ]; then
 	mmbench=${MMBENCH_STATIC:-$out/bin/static/mmbench} mmbatchd=${MMBATCHD:-$out/bin/mmbatchd}
 	[ -x "$mmbench" ] || die "$TEST_NAME: no static mmbench at $mmbench (make mmbench)"
 	[ -x "$mmbatchd" ] || die "$TEST_NAME: no mmbatchd at $mmbatchd (make daemon)"
 	initramfs=$logs/$tag.initramfs.cpio.gz
 	step initramfs "$vmtools/mkinitramfs.sh" -o "$initramfs" "$mmbench:/usr/bin/mmbench" "$mmbatchd:/usr/sbin/mmbatchd"
-	echo "$TEST_NAME: booting (drain knob in the series: $drain)"
-	"$vmtools/vmtest" boot "$image" --initramfs "$initramfs" --timeout "${VM_QUICK_TIMEOUT:-600}" \
+	boot=(--timeout "${VM_QUICK_TIMEOUT:-600}") guest_env=''
+	if [ "$mode" = debug ]; then
+		boot=(--timeout "${VM_DEBUG_TIMEOUT:-1500}" --mem "${VM_DEBUG_MEM:-3072}")
+		# The guest's sh reads these words (vmtest joins the command's words).
+		# shellcheck disable=SC2089
+		guest_env="DEBUG_GUEST=1 INTEGRITY_ARGS='${VM_DEBUG_INTEGRITY:---seconds 8 --reps 2}' INTEGRITY_MIN_PAGES=${VM_DEBUG_MIGRATIONS:-20000}"
+	fi
+	echo "$TEST_NAME: booting (drain knob in the series: $drain; ${boot[*]}${guest_env:+; $guest_env})"
+	# shellcheck disable=SC2090
+	"$vmtools/vmtest" boot "$image" --initramfs "$initramfs" "${boot[@]}" \
 		--log "$logs/$tag.console" --add "$here/lib.sh" --add "$here/quick_test.sh" \
-		-- sh quick_test.sh "$krel" "$drain" > "$logs/$tag.out" || rc=$?
+		-- ${guest_env:+"$guest_env"} sh quick_test.sh "$krel" "$drain" > "$logs/$tag.out" || rc=$?
 else
 	rootfs=$logs/$tag.rootfs
 	# The daemon package first: its /etc/kernel/postinst.d hook must see the
@@ -121,7 +152,9 @@ else
 		--timeout "${VM_FULL_TIMEOUT:-900}" --log "$logs/$tag.console" --add "$here/lib.sh" --add "$here/full_test.sh" \
 		-- sh full_test.sh "$krel" "$(sha256sum < "$rootfs/initrd.img" | cut -d' ' -f1)" > "$logs/$tag.out" || rc=$?
 fi
+echo "$TEST_NAME: the boot took $((SECONDS - t_boot)) s (vmtest exit $rc)"
 guest_results "$logs/$tag.out"
+guest_splats "$logs/$tag.out" "$logs/$tag.console"
 expect_match "the guest's checks ran to their end" '^summary: [0-9]+ ok, [0-9]+ failed, [0-9]+ not live$' "@$logs/$tag.out"
 expect_status "vmtest boot (the guest command's exit status; console $logs/$tag.console)" 0 "$rc"
 test_summary

@@ -5,52 +5,96 @@
 # KERNELRELEASE: the release the host built (the guest must run it);
 # DRAIN_KNOB: yes when the kernel's patches provide /proc/sys/vm/drain_percpu,
 # no when they do not (then the knob must be absent and the check is listed
-# as not live). Exit status: 0 when every check passed.
-# Reads: MIGRATE_MIB (default 16).
+# as not live). The same script runs on the debug builds (check-vm's
+# debug-<base>: lockdep, KASAN, ...), with a longer integrity run. Last, the
+# kernel log is dumped for the host's splat scan. Exit status: 0 when every
+# check passed.
+# Reads: MIGRATE_MIB (default 16), INTEGRITY_ARGS (mmbench integrity's
+# options, default --quick), INTEGRITY_MIN_PAGES (pages the kernel must
+# migrate during it, default 256), DEBUG_GUEST (1 on the debug builds: the
+# checkers are on and stayed on).
 # shellcheck source=tests/vm/lib.sh
 . ./lib.sh
 
 [ $# -eq 2 ] || { echo "usage: quick_test.sh KERNELRELEASE yes|no"; exit 2; }
 want_release=$1 drain=$2
 migrate_mib=${MIGRATE_MIB:-16}
+integrity_args=${INTEGRITY_ARGS:---quick}
+integrity_min=${INTEGRITY_MIN_PAGES:-256}
+
+# The steps, in this order, each a function below. (Issue 15's mm
+# selftests become one more step here: a step_selftests function and its
+# name in this list; the debug guests run the same list.)
+steps="release integrity migrate drain"
+[ "${DEBUG_GUEST:-0}" != 1 ] || steps="$steps debug"
 
 # vmstat_field NAME: its value, or "no-NAME" when /proc/vmstat lacks it
 # (a kernel without CONFIG_VM_EVENT_COUNTERS).
 vmstat_field() { awk -v k="$1" '$1 == k {v = $2} END {print (v == "" ? "no-" k : v)}' /proc/vmstat; }
+# vmstat_delta BEFORE AFTER: AFTER - BEFORE, or why there is none.
+vmstat_delta() {
+	case "$1$2" in
+	*no-*) echo "/proc/vmstat has no pgmigrate_success (CONFIG_VM_EVENT_COUNTERS off?)" ;;
+	*) echo $(($2 - $1)) ;;
+	esac
+}
 
 # 1. The kernel we built booted, with the topology the harness asked for.
-vm_expect "running kernel release" "$want_release" "$(uname -r)"
-vm_expect "NUMA nodes online" "0-1" "$(cat /sys/devices/system/node/online)"
-vm_expect "CPUs online" "0-1" "$(cat /sys/devices/system/cpu/online)"
+step_release() {
+	vm_expect "running kernel release" "$want_release" "$(uname -r)"
+	vm_expect "NUMA nodes online" "0-1" "$(cat /sys/devices/system/node/online)"
+	vm_expect "CPUs online" "0-1" "$(cat /sys/devices/system/cpu/online)"
+}
 
-# 2. No byte lost or torn while pages migrate under writers.
-vm_run_expect "mmbench integrity --quick" 0 mmbench integrity --quick
+# 2. No byte lost or torn while pages migrate under writers, and the
+#    kernel really migrated pages meanwhile.
+step_integrity() {
+	_before=$(vmstat_field pgmigrate_success)
+	_t0=$(date +%s)
+	# shellcheck disable=SC2086 # the options are words
+	vm_run_expect "mmbench integrity $integrity_args" 0 mmbench integrity $integrity_args
+	echo "time     mmbench integrity: $(($(date +%s) - _t0)) s"
+	vm_expect_ge "pgmigrate_success delta during integrity (pages)" "$integrity_min" \
+		"$(vmstat_delta "$_before" "$(vmstat_field pgmigrate_success)")"
+}
 
 # 3. Migration across the two nodes really moves pages (counted by the
 #    kernel, not by mmbench).
-before=$(vmstat_field pgmigrate_success)
-vm_run_expect "mmbench migrate --quick --size-mib $migrate_mib" 0 mmbench migrate --quick --size-mib "$migrate_mib"
-after=$(vmstat_field pgmigrate_success)
-case "$before$after" in
-*no-*) delta="/proc/vmstat has no pgmigrate_success (CONFIG_VM_EVENT_COUNTERS off?)" ;;
-*) delta=$((after - before)) ;;
-esac
-vm_expect_ge "pgmigrate_success delta during migrate (pages, >= one buffer)" $((migrate_mib * 256)) "$delta"
+step_migrate() {
+	_before=$(vmstat_field pgmigrate_success)
+	vm_run_expect "mmbench migrate --quick --size-mib $migrate_mib" 0 mmbench migrate --quick --size-mib "$migrate_mib"
+	vm_expect_ge "pgmigrate_success delta during migrate (pages, >= one buffer)" $((migrate_mib * 256)) \
+		"$(vmstat_delta "$_before" "$(vmstat_field pgmigrate_success)")"
+}
 
 # 4. The drain knob of the series: write-only, 1 drains, anything else EINVAL.
-knob=/proc/sys/vm/drain_percpu
-if [ "$drain" = yes ]; then
-	vm_expect "$knob exists" yes "$([ -e $knob ] && echo yes || echo no)"
-	vm_expect "$knob mode" 200 "$(stat -c %a $knob 2>&1)"
-	(echo 1 > $knob) 2>"$vm_tmp/knob.err"
-	vm_expect "write 1 to $knob: exit status" 0 "$?"
-	(echo 2 > $knob) 2>"$vm_tmp/knob.err"
-	rc=$?
-	vm_expect "write 2 to $knob: exit status" 1 "$rc"
-	vm_expect_match "write 2 to $knob: error" "*Invalid argument*" "$(cat "$vm_tmp/knob.err")"
-else
-	vm_expect "$knob absent (not in the series)" no "$([ -e $knob ] && echo yes || echo no)"
-	vm_not_live "drain knob write 1 ok / write 2 EINVAL" "this kernel has no drain_percpu patch (vanilla, Debian's, or a series without it)"
-fi
+step_drain() {
+	knob=/proc/sys/vm/drain_percpu
+	if [ "$drain" = yes ]; then
+		vm_expect "$knob exists" yes "$([ -e $knob ] && echo yes || echo no)"
+		vm_expect "$knob mode" 200 "$(stat -c %a $knob 2>&1)"
+		(echo 1 > $knob) 2>"$vm_tmp/knob.err"
+		vm_expect "write 1 to $knob: exit status" 0 "$?"
+		(echo 2 > $knob) 2>"$vm_tmp/knob.err"
+		rc=$?
+		vm_expect "write 2 to $knob: exit status" 1 "$rc"
+		vm_expect_match "write 2 to $knob: error" "*Invalid argument*" "$(cat "$vm_tmp/knob.err")"
+	else
+		vm_expect "$knob absent (not in the series)" no "$([ -e $knob ] && echo yes || echo no)"
+		vm_not_live "drain knob write 1 ok / write 2 EINVAL" "this kernel has no drain_percpu patch (vanilla, Debian's, or a series without it)"
+	fi
+}
 
+# 5. (debug builds) The checkers ran: KASAN came up, and lockdep is still
+#    validating after everything above (its first report turns it off).
+step_debug() {
+	vm_expect_ge "KASAN initialized (kernel log)" 1 "$(dmesg | grep -c 'KernelAddressSanitizer initialized')"
+	vm_expect "lockdep still validating at the end (/proc/lockdep_stats debug_locks)" 1 \
+		"$(awk '$1 == "debug_locks:" {print $2}' /proc/lockdep_stats 2>&1)"
+}
+
+for s in $steps; do
+	"step_$s"
+done
+vm_dump_kernel_log
 vm_summary

@@ -22,7 +22,7 @@ r=0 r_out=
 resolve() {
 	local var=$1
 	shift
-	capture "$var" env -u ONLY -u BUILD VM_KERNEL=built TEST_STAGE=vm "$@" "$TOP/tests/vm/run.sh" --resolve
+	capture "$var" env -u ONLY -u BUILD -u VM_DEBUG_BUILDS VM_KERNEL=built TEST_STAGE=vm "$@" "$TOP/tests/vm/run.sh" --resolve
 }
 # copy_without NAME KEY...: a copy of the identity file lacking KEYs.
 copy_without() {
@@ -62,6 +62,13 @@ resolve r VM_BUILDS="$T/none.env"
 expect_fails "resolution of a missing identity file" "^ERROR: build identity $(re_quote "$T")/none.env: no such file" "$r" "$r_out"
 resolve r VM_BUILDS=
 expect_fails "resolution without VM_BUILDS" "^ERROR: check-vm: no builds: VM_BUILDS=" "$r" "$r_out"
-capture r env -u ONLY VM_BUILDS="$full" VM_KERNEL=debian TEST_STAGE=vm "$TOP/tests/vm/run.sh" --resolve
+# A debug build (VM_DEBUG_BUILDS) is resolved like the others: its quick
+# path needs no package, a missing identity fails.
+resolve r VM_BUILDS="$full" VM_DEBUG_BUILDS="$nodeb"
+expect_ok "resolution of a debug build without IMAGE_DEB (its path boots the image alone)" "$r" "$r_out"
+expect_match "the debug path is named debug-<base>" "^debug-[0-9.]+: KERNELRELEASE=" "$r_out"
+resolve r VM_BUILDS="$full" VM_DEBUG_BUILDS="$T/none-debug.env"
+expect_fails "resolution of a missing debug identity file" "^ERROR: build identity $(re_quote "$T")/none-debug\.env: no such file" "$r" "$r_out"
+capture r env -u ONLY -u VM_DEBUG_BUILDS VM_BUILDS="$full" VM_KERNEL=debian TEST_STAGE=vm "$TOP/tests/vm/run.sh" --resolve
 expect_fails "resolution with an unknown VM_KERNEL" "^ERROR: VM_KERNEL='debian': expected built" "$r" "$r_out"
 test_summary

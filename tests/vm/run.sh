@@ -1,15 +1,23 @@
 #!/bin/bash
 # `make check-vm`: the end-to-end VM checks of the guest builds named by their
 # identity files (tools/kbuild/identity.sh), VM_BUILDS="FILE..." (or BUILD=FILE
-# for one build). The tests, in order, each selected by ONLY (vm/NAME):
+# for one build), and the debug builds VM_DEBUG_BUILDS="FILE..." (DEBUG=1:
+# lockdep, KASAN, ...). The tests, in order, each selected by ONLY (vm/NAME):
 #   resolve_test   the resolution step fails, naming file and key, for an
 #                  identity without IMAGE_DEB or MMBATCHD_DEB (no VM boot)
+#   splat_test     the kernel-splat scan every guest check ends with
+#                  (tests/vm/host.sh guest_splats) on recorded lockdep, KASAN,
+#                  WARN, oops and clean logs (no VM boot)
 #   vmtest_test    the harness itself (exit status, output, timeout, bad
 #                  option), booting the first build's IMAGE
 #   quick-<base>   per build: tests/vm/guest.sh quick (busybox initramfs)
 #   full-<base>    per build: tests/vm/guest.sh full (dpkg-installed kernel
 #                  and mmbatchd, dracut, systemd)
-# e.g. ONLY='vm/quick-6.12 vm/full-6.1'. First, every selected path of every
+#   debug-<base>   per debug build: tests/vm/guest.sh debug (the quick path
+#                  on the debug kernel, a longer integrity run)
+# Every guest check fails on any kernel splat (lockdep, KASAN, BUG, WARN...)
+# in its kernel log or console (tests/vm/host.sh).
+# e.g. ONLY='vm/quick-6.12 vm/full-6.1', ONLY='vm/debug-*'. First, every selected path of every
 # build is resolved (guest.sh --resolve): a key a path needs and an identity
 # file lacks fails the stage there, before anything boots. Debian's stock
 # kernels boot only with VM_KERNEL=stock (see guest.sh).
@@ -19,7 +27,8 @@
 # not selected" over tests and the sum of their checks. Logs: $OUT/vm/check/.
 #   run.sh             run the selected tests
 #   run.sh --resolve   only the resolution step: print what each path would boot
-# Reads: VM_BUILDS, BUILD, ONLY, TEST_STAGE, OUT, and what guest.sh reads.
+# Reads: VM_BUILDS, BUILD, VM_DEBUG_BUILDS, ONLY, TEST_STAGE, OUT, and what
+# guest.sh reads.
 set -eu -o pipefail
 
 usage() { echo "usage: VM_BUILDS='FILE...' run.sh [--resolve]" >&2; exit 2; }
@@ -41,7 +50,7 @@ TEST_NAME=vm
 die() { echo "ERROR: $*" >&2; exit 1; }
 
 builds=${VM_BUILDS:-${BUILD:-}}
-[ -n "$builds" ] || die "check-vm: no builds: VM_BUILDS='out/build/<name>/mmbatch-build.env ...' (or BUILD=FILE) names the guest builds to boot"
+[ -n "$builds${VM_DEBUG_BUILDS:-}" ] || die "check-vm: no builds: VM_BUILDS='out/build/<name>/mmbatch-build.env ...' (or BUILD=FILE) names the guest builds to boot"
 
 # The resolution step: test names from each build's BASE, then every
 # selected path resolved by guest.sh; the first missing key ends the stage.
@@ -52,6 +61,13 @@ for b in $builds; do
 	[ -z "${build_of[quick-$base]:-}" ] || die "check-vm: VM_BUILDS names two builds of base $base (${build_of[quick-$base]}, $b)"
 	build_of[quick-$base]=$b build_of[full-$base]=$b
 	tests+=("quick-$base" "full-$base")
+	[ -n "$first_build" ] || first_build=$b
+done
+for b in ${VM_DEBUG_BUILDS:-}; do
+	base=$(bid_get "$b" BASE)
+	[ -z "${build_of[debug-$base]:-}" ] || die "check-vm: VM_DEBUG_BUILDS names two builds of base $base (${build_of[debug-$base]}, $b)"
+	build_of[debug-$base]=$b
+	tests+=("debug-$base")
 	[ -n "$first_build" ] || first_build=$b
 done
 for t in "${tests[@]}"; do
@@ -73,6 +89,7 @@ TEST_LOGS=$logs
 
 t_all=$SECONDS
 run_test --summary resolve_test env VM_BUILDS="$builds" bash "$here/resolve_test.sh"
+run_test --summary splat_test bash "$here/splat_test.sh"
 run_test --summary vmtest_test bash "$here/vmtest_test.sh" "$(bid_get "$first_build" IMAGE)"
 for t in "${tests[@]}"; do
 	run_test --summary "$t" "$here/guest.sh" "${t%%-*}" "${build_of[$t]}"

@@ -2,7 +2,12 @@
 # Harness self-test (tests/vm/run.sh runs it before the guest checks):
 # vmtest returns the guest command's output and exit status, enforces
 # --timeout with exit 124 and leaves no qemu behind, and rejects bad options
-# with exit 2; mkinitramfs.sh -o FILE can be run again into the same FILE.
+# with exit 2; mkinitramfs.sh -o FILE can be run again into the same FILE;
+# the kernel-splat scan of every guest check (tests/vm/host.sh guest_splats)
+# catches reports in a real kernel's log: a guest writes a lockdep header at
+# KERN_WARNING (which `quiet` keeps off the console) and a KASAN line at
+# KERN_ERR into /dev/kmsg, dumps its log (tests/vm/lib.sh), and the scan
+# fails three times: both in the dumped log, the KASAN line on the console.
 #   vmtest_test.sh KERNEL
 # Reads: VMTEST (default tools/vmtest/vmtest of this repo), OUT.
 set -u
@@ -15,6 +20,7 @@ TOP=$(cd "$(dirname "$0")/../.." && pwd)
 . "$TOP/tests/lib/assert.sh"
 vmtest=${VMTEST:-$TOP/tools/vmtest/vmtest}
 scratch
+r_out=
 qemu_pid_of() { sed -n 's/^vmtest: qemu pid \([0-9]*\) .*/\1/p' "$1" | tail -n 1; }
 
 # shellcheck disable=SC2016 # the guest's sh expands it
@@ -40,4 +46,19 @@ for run in 1 2; do
 	expect_ok "mkinitramfs -o FILE, run $run of 2 into the same FILE" "$?" "@$T/mk.out"
 done
 expect_file "mkinitramfs -o FILE after both runs" "$T/initramfs.cpio.gz"
+
+# The splat scan on a real kernel's log (a child with its own counters).
+# shellcheck disable=SC2016 # the guest's sh expands them
+"$vmtest" boot "$kernel" --timeout 300 --log "$T/kmsg.console" --add "$TOP/tests/vm/lib.sh" -- \
+	'. ./lib.sh; printf "%s\n" "<4>======================================================" "<4>WARNING: possible circular locking dependency detected" "<4>vmtest_test: injected through /dev/kmsg" > /dev/kmsg;' \
+	'echo "<3>BUG: KASAN: slab-use-after-free in vmtest_test_injected+0x0/0x10" > /dev/kmsg; vm_dump_kernel_log; vm_summary' > "$T/kmsg.out" 2> "$T/err"
+expect_status "guest writing to /dev/kmsg, then dumping its log" 0 "$?"
+# shellcheck disable=SC2016 # the child expands them
+capture r env TEST_NAME=scan bash -c '. "$1/tests/lib/assert.sh"; . "$1/tests/vm/host.sh"; guest_splats "$2" "$3"' sh "$TOP" "$T/kmsg.out" "$T/kmsg.console"
+printf '%s\n' "$r_out" | sed 's/^/    | /'
+expect_line "the scan's counts on the real log" "scan: 2 passed, 3 failed, 0 skipped" "$r_out"
+expect_match "the dumped log: the lockdep header (KERN_WARNING) named" "^  FAIL: kernel splat in the guest's kernel log \(.*\) line [0-9]+: WARNING: possible circular locking dependency detected$" "$r_out"
+expect_match "the dumped log: the KASAN line named" "^  FAIL: kernel splat in the guest's kernel log \(.*\) line [0-9]+: BUG: KASAN: slab-use-after-free in vmtest_test_injected" "$r_out"
+expect_match "the console: the KASAN line (KERN_ERR) named" "^  FAIL: kernel splat in the serial console \(.*\) line [0-9]+: BUG: KASAN: slab-use-after-free in vmtest_test_injected" "$r_out"
+expect_no_match "the console: no lockdep header (quiet keeps KERN_WARNING off it)" "serial console .*possible circular" "$r_out"
 test_summary
