@@ -4,6 +4,7 @@
 # (tools/kbuild/identity.sh), the files these targets build first:
 #   $(call guest_build,BASE)    the patched guest build (mk/kernel.mk)
 #   $(call vanilla_build,BASE)  the same source and config, PATCHES=0
+#   $(call debug_build,BASE)    the debug guest build, DEBUG=1 (mk/kernel.mk)
 # Debian's stock kernels boot only when asked for (VM_KERNEL=stock, bench-vm's
 # "stock" variant), never in place of a missing build or package.
 
@@ -16,6 +17,11 @@ VM_BUILDS = $(foreach b,$(VM_BASES),$(call guest_build,$(b)))
 # built: our guest kernels; stock: Debian's kernel of each base instead (the
 # mmbatchd package still ours).
 VM_KERNEL ?= built
+# The debug builds check-vm boots as debug-<base> (lockdep, KASAN, DEBUG_VM,
+# ...: the quick path with a longer integrity run; any splat fails).
+VM_DEBUG_BASES ?= $(VM_BASES)
+VM_DEBUG_BUILDS = $(foreach b,$(VM_DEBUG_BASES),$(call debug_build,$(b)))
+VM_DEBUG_KERNELS = $(addprefix debug-kernel-,$(VM_DEBUG_BASES))
 # The quick path's busybox initramfs carries these two.
 VM_BINS := $(MMB_STATIC) $(BIN_DIR)/mmbatchd
 
@@ -30,10 +36,15 @@ PHONY += $(VANILLA_KERNELS)
 $(VANILLA_KERNELS): vanilla-kernel-%: | deps-kernel
 	@$(VM_TOOLS)/build-kernel.sh --expect $(call vanilla_build,$*) BASE=$* FLAVOR=guest PATCHES=0
 
-## test: check-vm  the guest builds of VM_BASES (6.12 6.1) booted: busybox quick path + dpkg-installed systemd full path (ONLY='vm/quick-6.12 vm/full-6.1'; VM_KERNEL=stock boots Debian's kernels instead)
+## test: check-vm  the guest builds of VM_BASES (6.12 6.1) booted: busybox quick path + dpkg-installed systemd full path, and the debug builds (lockdep, KASAN) on the quick path; any kernel splat fails (ONLY='vm/quick-6.12 vm/full-6.1 vm/debug-6.1'; VM_KERNEL=stock boots Debian's kernels instead)
 PHONY += check-vm
-check-vm: $(addprefix guest-packages-,$(VM_BASES)) $(VM_BINS) | deps-vm
-	@VM_BUILDS="$(VM_BUILDS)" VM_KERNEL=$(VM_KERNEL) $(TOP)/tests/vm/run.sh
+check-vm: $(addprefix guest-packages-,$(VM_BASES)) $(VM_DEBUG_KERNELS) $(VM_BINS) | deps-vm
+	@VM_BUILDS="$(VM_BUILDS)" VM_DEBUG_BUILDS="$(VM_DEBUG_BUILDS)" VM_KERNEL=$(VM_KERNEL) $(TOP)/tests/vm/run.sh
+
+## test: check-vm-debug  check-vm's splat-scan self-test and its debug guests only: the debug builds of VM_DEBUG_BASES (lockdep, KASAN, DEBUG_VM, ...) on the quick path, any splat fails
+PHONY += check-vm-debug
+check-vm-debug: $(VM_DEBUG_KERNELS) $(VM_BINS) | deps-vm
+	@TEST_STAGE=vm ONLY='vm/splat_test vm/debug-*' VM_BUILDS= VM_DEBUG_BUILDS="$(VM_DEBUG_BUILDS)" $(TOP)/tests/vm/run.sh
 
 ## test: check-vm-quick  the harness self-test and the quick path of check-vm only (busybox initramfs: boot, integrity, migrate, drain knob)
 PHONY += check-vm-quick
@@ -59,6 +70,14 @@ bench-vm: $(BENCH_NEEDS) | deps-vm
 PHONY += bench-proof
 bench-proof: $(BENCH_NEEDS) | deps-vm
 	@BENCH_BUILDS="$(BENCH_BUILDS)" $(VM_TOOLS)/bench-proof.sh
+
+# What bench-debug boots: the guest build and the debug build of each base.
+BENCH_DEBUG_BUILDS = $(foreach b,$(GUEST_BASES),$(call guest_build,$(b)) $(call debug_build,$(b)))
+
+## bench: bench-debug  what the debug checkers cost: the guest build vs its debug build (lockdep, KASAN, ...), both bases, the mmbench suite: out/bench/DEBUG.md + debug.json (BENCH_QUICK=1: short run)
+PHONY += bench-debug
+bench-debug: $(addprefix guest-kernel-,$(GUEST_BASES)) $(addprefix debug-kernel-,$(GUEST_BASES)) $(VM_BINS) | deps-vm
+	@BENCH_BUILDS="$(BENCH_DEBUG_BUILDS)" $(VM_TOOLS)/bench-debug.sh
 
 ## build: vm-initramfs  the quick-path busybox initramfs with mmbench and mmbatchd: out/vm/initramfs.cpio.gz
 PHONY += vm-initramfs

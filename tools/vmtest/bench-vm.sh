@@ -55,35 +55,6 @@ kernel_of() {
 	bid_get "$id" IMAGE
 }
 
-# run_suite BASE VARIANT KERNEL: one boot runs every benchmark of the suite
-# (one mmbench document each, printed after a marker line); the host merges
-# them into BENCHDIR/<base>-<variant>.json, the form mmbench compare reads.
-run_suite() {
-	local base=$1 variant=$2 kernel=$3 raw=$bench/$1-$2.console rc=0 b docs=()
-	local opts="--reps $reps${quick:+ --quick}"
-	note "[$base $variant] booting $(basename "$kernel"): mmbench {$suite} $opts"
-	"$here/vmtest" boot "$kernel" --timeout "$timeout" --log "$raw" -- \
-		"for b in ${suite//,/ }; do mmbench \$b $opts -o /tmp/\$b.json > /tmp/\$b.log 2>&1; echo \"mmbench \$b: exit \$?\"; cat /tmp/\$b.log; done;" \
-		"for b in ${suite//,/ }; do echo \"@@JSON \$b@@\"; cat /tmp/\$b.json 2>/dev/null; done" > "$bench/$base-$variant.out" || rc=$?
-	sed -n '1,/^@@JSON /p' "$bench/$base-$variant.out" | grep -v '^@@JSON ' | sed "s/^/[$base $variant] /" >&2
-	for b in ${suite//,/ }; do
-		awk -v m="@@JSON $b@@" '$0 == m {on = 1; next} /^@@JSON / {on = 0} on' "$bench/$base-$variant.out" > "$bench/$base-$variant-$b.json"
-		if jq -e '.schema == "mmbench/1"' "$bench/$base-$variant-$b.json" >/dev/null 2>&1; then
-			docs+=("$bench/$base-$variant-$b.json")
-		else
-			note "[$base $variant] no mmbench document for $b"
-			rm -f "$bench/$base-$variant-$b.json"
-		fi
-	done
-	if [ ${#docs[@]} -eq 0 ]; then
-		note "[$base $variant] no results (vmtest exit $rc); console: $raw"
-		return 1
-	fi
-	jq -s '.[0] + {command: "bench-vm", results: [.[].results[]]}' "${docs[@]}" > "$bench/$base-$variant.json"
-	rm -f "${docs[@]}"
-	return 0
-}
-
 t0=$SECONDS
 [ -x "$mmbench" ] || { echo "ERROR: bench-vm: no $mmbench (make mmbench)" >&2; exit 1; }
 for base in $bases; do
@@ -94,7 +65,7 @@ for base in $bases; do
 			continue
 		fi
 		t1=$SECONDS
-		run_suite "$base" "$variant" "$kernel" || true
+		bench_run_suite "$base" "$variant" "$kernel" || true
 		note "[$base $variant] $((SECONDS - t1)) s"
 	done
 done
