@@ -11,6 +11,8 @@
 # smoke gate (the 6.1 negative-control build whose migration skips a TLB
 # flush: the smoke's integrity benchmark loses writes), NEW a good kernel.
 # Prints one line per check (tests/vm/lib.sh); exits non-zero on a failure.
+# Every step that runs ends by dumping the kernel log (lib.sh's
+# vm_dump_kernel_log; after-fail before it reboots) for the host's splat scan.
 # shellcheck source=tests/vm/lib.sh
 . ./lib.sh
 
@@ -92,6 +94,7 @@ after-fail)
 		"$(systemctl list-units --state=failed --plain --no-legend 'mmbatch*' 2>&1 | awk '{print $1}' | paste -sd' ')"
 	# Next: the good new kernel, armed with --reboot as an operator would.
 	echo "canary-step: after-fail checks done ($vm_failed failed); arming $new with --reboot"
+	vm_dump_kernel_log
 	[ "$vm_failed" = 0 ] || { vm_summary; exit 1; }
 	mmbatchctl canary --reboot "$new" 2>&1
 	echo "canary-step: mmbatchctl exit $?; waiting for the reboot"
@@ -116,4 +119,5 @@ final)
 	;;
 *) echo "guest_step.sh: unknown step '$step'"; exit 2 ;;
 esac
+vm_dump_kernel_log
 vm_summary

@@ -20,7 +20,9 @@
 # Guest-side checks: tests/canary/guest_step.sh, run by the guest's sh with
 # tests/vm/lib.sh's one-line results (the POSIX sh vocabulary the busybox
 # guests share; tests/lib/assert.sh is bash), each counted here as a pass,
-# fail or skip (tests/vm/host.sh). Logs: $OUT/vm/canary/.
+# fail or skip (tests/vm/host.sh), and any kernel splat in the kernel log a
+# boot dumps or in its console fails (host.sh guest_splats; boot 2 runs no
+# command, its console alone is scanned). Logs: $OUT/vm/canary/.
 # The three kernels are read by their identity files (tools/kbuild/
 # identity.sh; `make check-canary` builds and packages them first, BAD with
 # tools/vmtest/build-kernel.sh and EXTRA_PATCHES): KERNELRELEASE and
@@ -66,7 +68,7 @@ TEST_NAME=vm
 # shellcheck source=tests/vm/host.sh
 . "$top/tests/vm/host.sh"
 t_all=$SECONDS
-rm -f "$logs"/[0-9]-*.out "$logs"/[0-9]-*.console
+rm -f "$logs"/[0-9]-*.out "$logs"/[0-9]-*.console "$logs"/[0-9]-*.dmesg
 note "kernels: GOOD $good, BAD $badk, NEW $new"
 
 t=$SECONDS
@@ -89,6 +91,11 @@ boot() {
 		-- sh guest_step.sh "$step" "$good" "$badk" "$new" > "$logs/$n-$step.out" 2>&1 || rc=$?
 	echo "boot $n ($step):"
 	guest_results "$logs/$n-$step.out"
+	if [ "$step" = must-not-run ]; then
+		guest_splats "$logs/$n-$step.out" "$logs/$n-$step.console" --no-dump "the canary boot reboots before vmtest-run"
+	else
+		guest_splats "$logs/$n-$step.out" "$logs/$n-$step.console"
+	fi
 	expect_status "boot $n ($step): vmtest exit (console: $logs/$n-$step.console)" "$want" "$rc"
 	note "boot $n: $((SECONDS - t0)) s"
 }
