@@ -49,10 +49,14 @@ PHONY += pkg-chroot
 pkg-chroot: | deps-packages
 	@$(TOP)/tools/pkg/mkchroot.sh tarball
 
-## test: check-packages  guest packages of both bases: lint, contents (and a broken DEB rejected), RPM scripts and payload, chroot install/purge with dracut, the build identity (ONLY=packages/<test>)
+# The debug build whose packages check-packages installs beside the normal
+# ones (one base is enough: the names are made the same way for both).
+PKG_TEST_DEBUG_BASES := 6.12
+
+## test: check-packages  guest packages of both bases (and the 6.12 debug guest's): lint, contents (and a broken DEB rejected), RPM scripts and payload, chroot install/purge with dracut (the debug kernel beside the normal one), the build identity, the debug packages beside the normal ones (ONLY=packages/<test>)
 PHONY += check-packages
-check-packages: guest-packages | deps-packages
-	@PKG_TEST_BUILDS="$(foreach b,$(GUEST_BASES),$(call guest_build,$(b)))" $(TOP)/tests/packages/run.sh
+check-packages: guest-packages $(addprefix debug-packages-,$(PKG_TEST_DEBUG_BASES)) | deps-packages
+	@PKG_TEST_BUILDS="$(foreach b,$(GUEST_BASES),$(call guest_build,$(b)))" PKG_TEST_DEBUG_BUILDS="$(foreach b,$(PKG_TEST_DEBUG_BASES),$(call debug_build,$(b)))" $(TOP)/tests/packages/run.sh
 
 ## test: repro-check  build the guest flavor twice from clean trees (out/repro/a, b) and compare every package byte for byte
 PHONY += repro-check

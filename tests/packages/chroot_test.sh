@@ -4,6 +4,8 @@
 # chroot (tools/pkg/mkchroot.sh, /proc /sys /dev mounted) and checks:
 #   - a failing /etc/kernel/postinst.d hook fails `dpkg -i` (not hidden);
 #   - `dpkg -i` of each image runs dracut: /boot/initrd.img-<kver> exists;
+#     all images are then installed side by side (a +debug kernel beside
+#     the normal one of its base);
 #   - the mmbatchd units are enabled, and its kernel hook marked each new
 #     kernel pending (/var/lib/mmbatch/pending/<kver>);
 #   - `dpkg --purge` removes everything: initrd, /lib/modules/<kver>, and the
@@ -94,6 +96,10 @@ for kver in "${kvers[@]}"; do
 		expect_exists "mmbatch smoke mark (mmbatchd's postinst.d hook)" "$root/var/lib/mmbatch/pending/$kver"
 	fi
 done
+# All of them at once, side by side (e.g. a debug kernel, +debug, beside
+# the normal one of its base).
+expect_eq "kernel images installed side by side" "$(printf 'linux-image-%s install ok installed\n' "${kvers[@]}" | LC_ALL=C sort)" \
+	"$(in_root dpkg-query -W -f='${Package} ${Status}\n' 'linux-image-*' 2>&1 | grep 'install ok installed' | LC_ALL=C sort)"
 echo "$TEST_NAME: installs took $((SECONDS - t1)) s"
 
 echo "- purge"

@@ -10,7 +10,13 @@
 #                     fail)
 #   rpm               rpm_test.sh of each build: scriptlets, payload = DEB's
 #   chroot            chroot_test.sh: install/purge of every image DEB and
-#                     the mmbatchd DEB in a Debian 12 chroot, with dracut
+#                     the mmbatchd DEB in a Debian 12 chroot, with dracut;
+#                     the debug builds' images too, installed beside the
+#                     normal ones (all kernels installed at once)
+#   debug             debug_test.sh of each debug build (PKG_TEST_DEBUG_BUILDS)
+#                     against the normal build of its base: other names
+#                     (+debug), disjoint file lists, rpm -i --test of both
+#                     builds' RPMs together, lint of the +debug names
 #   identity          identity_test.sh on the first build: what packaging
 #                     records, skipping an unchanged build, refusing a changed
 #                     image
@@ -19,8 +25,11 @@
 # also after a failure; run_summary (tests/lib/assert.sh) counts one result
 # per test and adds up their checks.
 # Reads: PKG_TEST_BUILDS (default: the guest builds of 6.12 and 6.1 at
-# their fixed paths, out/build/<base>-guest/mmbatch-build.env), TOP, OUT,
-# ONLY, TEST_STAGE.
+# their fixed paths, out/build/<base>-guest/mmbatch-build.env),
+# PKG_TEST_DEBUG_BUILDS (default: the debug guest build of 6.12,
+# out/build/6.12-guest-debug/mmbatch-build.env; each needs the normal build
+# of its base in PKG_TEST_BUILDS; "none": no debug build, the debug test
+# skipped), TOP, OUT, ONLY, TEST_STAGE.
 set -eu
 
 usage() { echo "usage: PKG_TEST_BUILDS='out/build/<name>/mmbatch-build.env ...' run.sh" >&2; exit 2; }
@@ -37,6 +46,37 @@ read -r -a builds <<<"$PKG_TEST_BUILDS"
 for b in "${builds[@]}"; do
 	(pk_get "$b" PACKAGED_IMAGE_HASH >/dev/null) || { echo "ERROR: packages: $b is not packaged: make guest-packages" >&2; exit 1; }
 done
+if [ -z "${PKG_TEST_DEBUG_BUILDS:-}" ]; then
+	PKG_TEST_DEBUG_BUILDS=$OUT/build/6.12-guest-debug/mmbatch-build.env
+	echo "packages: PKG_TEST_DEBUG_BUILDS not set: the debug guest build $PKG_TEST_DEBUG_BUILDS" >&2
+fi
+debug_builds=()
+[ "$PKG_TEST_DEBUG_BUILDS" = none ] || read -r -a debug_builds <<<"$PKG_TEST_DEBUG_BUILDS"
+for b in ${debug_builds[@]+"${debug_builds[@]}"}; do
+	(pk_get "$b" PACKAGED_IMAGE_HASH >/dev/null) || { echo "ERROR: packages: $b is not packaged: make debug-packages-<base>" >&2; exit 1; }
+done
+
+# normal_of DEBUG_BUILD: the build of PKG_TEST_BUILDS of the same base.
+normal_of() {
+	local b base
+	base=$(pk_get "$1" BASE) || return 1
+	for b in "${builds[@]}"; do
+		[ "$(pk_get "$b" BASE)" != "$base" ] || [ "$(pk_get "$b" FLAVOR)" != "$(pk_get "$1" FLAVOR)" ] || { echo "$b"; return 0; }
+	done
+	echo "ERROR: packages: no build of base $base in PKG_TEST_BUILDS for $1" >&2
+	return 1
+}
+
+# debug_all: debug_test.sh of each debug build against its base's build.
+debug_all() {
+	local b n rc=0
+	if [ ${#debug_builds[@]} -eq 0 ]; then skip "debug" "PKG_TEST_DEBUG_BUILDS=none"; return 0; fi
+	for b in "${debug_builds[@]}"; do
+		n=$(normal_of "$b") || { rc=1; continue; }
+		"$here/debug_test.sh" "$n" "$b" || rc=1
+	done
+	return $rc
+}
 
 # contents_rejects BUILD: contents_test.sh on a copy of BUILD whose image
 # DEB has no vmlinuz must fail on that.
@@ -83,6 +123,7 @@ run_test lint "$TOP/tools/pkg/lint.sh" "${pkgs[@]}"
 run_test contents contents_all
 run_test contents_rejects contents_rejects "${builds[0]}"
 run_test rpm each "$here/rpm_test.sh"
-run_test chroot "$here/chroot_test.sh" "${builds[@]}"
+run_test chroot "$here/chroot_test.sh" "${builds[@]}" ${debug_builds[@]+"${debug_builds[@]}"}
 run_test identity "$here/identity_test.sh" "${builds[0]}"
+run_test debug debug_all
 run_summary packages

@@ -8,12 +8,12 @@
 #   linux-image-<kver>-dbg /usr/lib/debug/... (only when the stage has dbg/,
 #                          i.e. CONFIG_DEBUG_INFO=y; the guest flavor has none)
 #   linux-image-mmbatch-<base>-<flavor>  meta-package, e.g. linux-image-mmbatch-
-#                          6.12-guest, version <kversion>+mmbatch<series>-<rev>;
+#                          6.12-guest (the debug variant's: -guest+debug), version <kversion>+mmbatch<series>-<rev>;
 #                          Depends on this release's image (= its version), so a
 #                          fleet installs it once and `apt-get full-upgrade` brings
 #                          each newer release of that base (only for mmbatch<series>
 #                          releases; the name keeps the release's suffix: -guest,
-#                          -guest-nr64, ...). The base is in the name so that a 6.1
+#                          -guest-nr64, -guest+debug, ...). The base is in the name so that a 6.1
 #                          fleet is not moved to 6.12 by an upgrade.
 # control and changelog are generated from specs/deb/*.in; the maintainer
 # scripts (specs/deb/linux-image.maint) and copyright are static.
@@ -29,6 +29,9 @@ stage=$(realpath "$1")
 . "$stage/build.env"
 export SOURCE_DATE_EPOCH
 specs=$TOP/specs/deb
+# The debug variant is the <flavor>+debug flavor in the descriptions (its
+# names carry +debug through KERNELRELEASE already).
+FLAVOR=$(pkg_flavor_name)
 
 ARCH=$(pkg_deb_arch)
 MAINTAINER=$PKG_MAINTAINER

@@ -17,6 +17,7 @@ stage=$(realpath "$1")
 export SOURCE_DATE_EPOCH
 
 arch=$(pkg_rpm_arch)
+flavor=$(pkg_flavor_name)
 krel=${KERNELRELEASE#"$KVERSION"-}
 krel=${krel//-/.}
 with_dbg=0
@@ -26,19 +27,19 @@ top=$(mktemp -d)
 trap 'rm -rf "$top"' EXIT
 
 pkg_rpmbuild "$TOP/specs/mmbatch-kernel.spec" "$top" \
-	"Linux $KVERSION, mmbatch series $SERIES_VERSION, $FLAVOR flavor (release $KERNELRELEASE)." \
+	"Linux $KVERSION, mmbatch series $SERIES_VERSION, $flavor flavor (release $KERNELRELEASE)." \
 	--define "stage $stage" \
 	--define "kver $KERNELRELEASE" \
 	--define "kversion $KVERSION" \
 	--define "krel $krel" \
-	--define "flavor $FLAVOR" \
+	--define "flavor $flavor" \
 	--define "base $BASE" \
 	--define "series $SERIES_VERSION" \
 	--define "with_dbg $with_dbg"
 
 # The base is in the name: installonly packages of one name upgrade to the
 # highest version, and 6.12 must never replace a 6.1 fleet's kernel.
-name=mmbatch-kernel-$BASE-$FLAVOR
+name=mmbatch-kernel-$BASE-$flavor
 for sub in "" -devel -debuginfo; do
 	rpm=$name$sub-$KVERSION-$krel.$arch.rpm
 	if [ -f "$top/RPMS/$arch/$rpm" ]; then

@@ -78,6 +78,14 @@ pkg_packages_of() {
 	done
 }
 
+# pkg_flavor_name: the flavor as the package names and descriptions carry
+# it, from a staged build.env (FLAVOR, DEBUG): <flavor>, or <flavor>+debug for
+# the debug variant (DEBUG=1; identity files from before DEBUG: 0), whose
+# release ends in +debug too: its packages install beside the normal ones.
+pkg_flavor_name() {
+	if [ "${DEBUG:-0}" = 1 ]; then echo "$FLAVOR+debug"; else echo "$FLAVOR"; fi
+}
+
 # pkg_is_enabled SYMBOL: CONFIG_SYMBOL=y in the build's .config.
 pkg_is_enabled() {
 	grep -qx "CONFIG_$1=y" "$BUILD_DIR/.config"
