@@ -76,7 +76,7 @@ PHONY += patches-build-each
 patches-build-each: | deps-kernel
 	@FLAVOR=$(if $(filter command line environment,$(origin FLAVOR)),$(FLAVOR),guest) $(KBUILD_DIR)/build-each.sh
 
-## test: check-pipeline  patches-check, broken-patch and impossible-option fixtures, guest kernels of both bases
+## test: check-pipeline  patches-check, broken-patch and impossible-option fixtures, the debug variant (DEBUG=1 configs, debug guest kernels), guest kernels of both bases
 PHONY += check-pipeline
 check-pipeline: | deps-kernel
 	@$(TOP)/tests/pipeline/run.sh

@@ -19,6 +19,13 @@
 #            a scratch build dir: what it says, an image recorded for it kept
 #            by an unchanged config and dropped by a new one (NR_CPUS), bid_get
 #            of a missing key or file fails naming them;
+#  debug     the debug variant (DEBUG=1, configs/kernel/debug): DEBUG=2 fails
+#            with one line and writes nothing; its names (build dir -debug,
+#            release +debug); the config stage of cloud and generic +debug of
+#            both bases in scratch build dirs (every debug option survives
+#            olddefconfig, the report says debug yes, the identity DEBUG=1);
+#            `make debug-kernel-<base>` of both bases: the identity file at
+#            out/build/<base>-guest-debug/mmbatch-build.env with its IMAGE;
 #  kernel    `make config` and `make kernel FLAVOR=guest` for 6.12, then 6.1
 #            (ccache; these builds are reused by the packaging tests and the
 #            VM harness); each build is then read through its identity file,
@@ -43,7 +50,7 @@ unset_pipeline_knobs KB_IDENTITY_OUT
 . "$kb/lib.sh"
 scratch
 # The identity test's kconfig work dir (config.sh keeps it by build dir name).
-remove_kconfig_dir() { rm -rf "$OUT/build/.kconfig/pipeline-identity"; }
+remove_kconfig_dir() { rm -rf "$OUT/build/.kconfig/pipeline-identity" "$OUT/build/.kconfig/pipeline-debug-"*; }
 # shellcheck disable=SC2034 # run by tests/lib/assert.sh's EXIT trap
 cleanup_hook=remove_kconfig_dir
 
@@ -254,6 +261,8 @@ if selected identity; then
 	for kv in "KERNELRELEASE=$release" BASE=6.12 FLAVOR=guest "TREE=$OUT/tree/6.12-mmbatch" "BUILD_DIR=$dir" "CONFIG=$dir/.config"; do
 		expect_eq "identity ${kv%%=*}" "${kv#*=}" "$(bid_get "$id" "${kv%%=*}" 2>&1)"
 	done
+	expect_eq "identity DEBUG (not the debug variant)" 0 "$(bid_get "$id" DEBUG 2>&1)"
+	expect_line "config report: not a debug build" "debug:        no" "@$dir/config-report.txt"
 	hash1=$(sha <"$dir/.config")
 	expect_eq "identity CONFIG_HASH = sha256 of the .config" "$hash1" "$(bid_get "$id" CONFIG_HASH 2>&1)"
 	rc=0; out=$(bid_get "$id" IMAGE 2>&1) || rc=$?
@@ -286,6 +295,70 @@ if selected identity; then
 	expect_fails "bid_get of a missing file: names it" "^ERROR: build identity $(re_quote "$T/nonexistent/mmbatch-build.env"): no such file" "$rc" "$out"
 	rc=0; out=$(bid_get "$dir/.config" KERNELRELEASE 2>&1) || rc=$?
 	expect_fails "bid_get of a file that is no identity: names it" "^ERROR: build identity $(re_quote "$dir/.config"): not an identity file" "$rc" "$out"
+fi
+
+if selected debug; then
+	echo "== debug: DEBUG=2 fails with one line, nothing written (own OUT)"
+	rc=0; OUT=$T/debug-out BASE=6.12 FLAVOR=guest DEBUG=2 "$kb/config.sh" >"$T/debug2.out" 2>&1 || rc=$?
+	expect_status "config.sh DEBUG=2" 1 "$rc"
+	expect_eq "config.sh DEBUG=2: its one line" "ERROR: DEBUG='2': expected 0 or 1" "$(cat "$T/debug2.out")"
+	expect_absent "config.sh DEBUG=2: nothing written" "$T/debug-out"
+	rc=0; $make_cmd --no-print-directory -C "$TOP" OUT="$T/debug-out" source DEBUG=yes >"$T/debugmk.out" 2>&1 || rc=$?
+	expect_status "make source DEBUG=yes" nonzero "$rc"
+	expect_line "make source DEBUG=yes" "ERROR: DEBUG='yes': expected 0 or 1" "@$T/debugmk.out"
+	expect_absent "make source DEBUG=yes: nothing written" "$T/debug-out"
+
+	echo "== debug: names"
+	dnames() { (set -eu; kb_init >/dev/null 2>&1; echo "${KB_BUILD#"$OUT"/} $KB_RELEASE"); }
+	v612=$(pristine 6.12); v612=${v612##*/linux-}
+	sv=$(kb_series_version "$TOP/patches/6.12")
+	expect_eq "BASE=6.12 FLAVOR=guest DEBUG=1" "build/6.12-guest-debug $v612-mmbatch$sv-guest+debug" "$(BASE=6.12 FLAVOR=guest DEBUG=1 dnames)"
+	expect_eq "BASE=6.12 FLAVOR=cloud DEBUG=1 NR_CPUS=64 LOCALVERSION=+t1" "build/6.12-cloud-debug-nr64 $v612-mmbatch$sv-cloud-nr64+debug+t1" \
+		"$(BASE=6.12 FLAVOR=cloud DEBUG=1 NR_CPUS=64 LOCALVERSION=+t1 dnames)"
+	expect_eq "BASE=6.12 FLAVOR=guest DEBUG=0" "build/6.12-guest $v612-mmbatch$sv-guest" "$(BASE=6.12 FLAVOR=guest DEBUG=0 dnames)"
+
+	# The config stage only, into scratch build dirs: every debug option
+	# must survive olddefconfig on Debian's configs too.
+	for base in 6.12 6.1; do
+		BASE=$base "$kb/series.sh" >/dev/null 2>&1 || fail "series.sh BASE=$base"
+		for flavor in cloud generic; do
+			echo "== debug: config.sh BASE=$base FLAVOR=$flavor DEBUG=1 (scratch build dir)"
+			dir=$T/pipeline-debug-$base-$flavor
+			t0=$SECONDS
+			rc=0; BASE=$base FLAVOR=$flavor DEBUG=1 KB_BUILD_DIR=$dir "$kb/config.sh" >"$T/dcfg.out" 2>&1 || rc=$?
+			expect_ok "config.sh BASE=$base FLAVOR=$flavor DEBUG=1 ($((SECONDS - t0)) s)" "$rc" "@$T/dcfg.out"
+			id=$dir/mmbatch-build.env
+			expect_match "release" "^$(re_quote "$base")\.[0-9]+-mmbatch[0-9]+-$flavor\+debug\$" "$(bid_get "$id" KERNELRELEASE 2>&1)"
+			expect_eq "identity DEBUG" 1 "$(bid_get "$id" DEBUG 2>&1)"
+			expect_match "config report" '^debug: +yes \(configs/kernel/debug: .*PROVE_LOCKING.*KASAN_INLINE' "@$dir/config-report.txt"
+			expect_match "config report: release" "^release: +.*-$flavor\+debug\$" "@$dir/config-report.txt"
+			for o in PROVE_LOCKING KASAN_INLINE DEBUG_VM SLUB_DEBUG; do
+				expect_line ".config" "CONFIG_$o=y" "@$dir/.config"
+			done
+			rm -rf "$OUT/build/.kconfig/pipeline-debug-$base-$flavor"
+		done
+	done
+
+	for base in 6.12 6.1; do
+		echo "== debug: make debug-kernel-$base (the debug guest kernel, built when missing)"
+		id=$OUT/build/$base-guest-debug/mmbatch-build.env
+		t0=$SECONDS
+		rc=0; $make_cmd --no-print-directory -C "$TOP" "debug-kernel-$base" >"$T/dk-$base.out" 2>"$T/dk-$base.err" || rc=$?
+		expect_ok "make debug-kernel-$base ($((SECONDS - t0)) s)" "$rc" "@$T/dk-$base.err"
+		expect_eq "make debug-kernel-$base: prints the identity file" "$id" "$(cat "$T/dk-$base.out")"
+		image=$(bid_get "$id" IMAGE 2>&1 || true)
+		expect_file "identity IMAGE" "$image"
+		release=$(bid_get "$id" KERNELRELEASE 2>&1 || true)
+		expect_match "release" "^$(re_quote "$base")\.[0-9]+-mmbatch[0-9]+-guest\+debug\$" "$release"
+		expect_eq "identity DEBUG, FLAVOR" "1 guest" "$(bid_get "$id" DEBUG 2>&1) $(bid_get "$id" FLAVOR 2>&1)"
+		expect_eq "identity IMAGE_HASH = sha256 of the bzImage" "$(sha <"$image" 2>&1)" "$(bid_get "$id" IMAGE_HASH 2>&1)"
+		expect_contains "file $image" "Linux kernel x86 boot executable bzImage, version $release " "$(file -b "$image" 2>&1)"
+		expect_match "config report" '^debug: +yes ' "@$OUT/build/$base-guest-debug/config-report.txt"
+		for o in PROVE_LOCKING KASAN_INLINE SLUB_DEBUG; do
+			expect_line "debug guest .config" "CONFIG_$o=y" "@$OUT/build/$base-guest-debug/.config"
+		done
+		expect_no_match "debug guest .config: no tiny allocator" '^CONFIG_(SLOB|SLUB_TINY)=y' "@$OUT/build/$base-guest-debug/.config"
+	done
 fi
 
 if selected kernel; then
