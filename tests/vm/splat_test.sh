@@ -4,7 +4,8 @@
 # no VM boot (tests/vm/run.sh runs it as `splat_test`). Each case runs the
 # scanner in a child with its own counters and checks what it counted:
 #   - a clean recorded boot log (the 6.12 guest's console, with the smpboot
-#     topology WARN every guest prints here) passes with one pass line, the
+#     topology WARN every guest prints here) and the kernel log the 6.12
+#     debug guest dumped (lockdep, KASAN on) pass with one pass line, the
 #     WARN listed as known; with dmesg's "[ seconds]" stamps as well; with
 #     the known line changed by one character the WARN fails;
 #   - a lockdep report, a KASAN report, a WARN() with its message, an oops
@@ -49,6 +50,10 @@ expect_status "clean recorded boot log" 0 "$r"
 counts "clean recorded boot log" "$r_out" 1 0
 expect_match "clean log: the pass line names it, the lines and the known smpboot WARN" \
 	"^  ok: no kernel splat in clean \(200 lines scanned; known: line 133 'WARNING: CPU: 1 PID: 0 at [^']*/arch/x86/kernel/smpboot\.c:350 [^']*'\)$" "$r_out"
+inner r splat_scan clean-debug "$fx/clean-6.12-debug.dmesg"
+counts "clean recorded kernel log of the 6.12 debug guest (lockdep, KASAN)" "$r_out" 1 0
+expect_match "clean debug log: its smpboot WARN (with symbols) known" \
+	"^  ok: no kernel splat in clean-debug \([0-9]+ lines scanned; known: line 160 'WARNING: CPU: 1 PID: 0 at [^']*/smpboot\.c:350 topology_sane[^']*'\)$" "$r_out"
 awk '{ printf "[%5d.%06d] %s\n", NR / 10, NR * 7919 % 1000000, $0 }' "$fx/clean-6.12-boot.log" > "$T/stamped.log"
 inner r splat_scan stamped "$T/stamped.log"
 counts "the same log with dmesg's [ seconds] stamps" "$r_out" 1 0
