@@ -4,10 +4,11 @@
 # --timeout with exit 124 and leaves no qemu behind, and rejects bad options
 # with exit 2; mkinitramfs.sh -o FILE can be run again into the same FILE;
 # the kernel-splat scan of every guest check (tests/vm/host.sh guest_splats)
-# catches reports in a real kernel's log: a guest writes a lockdep header at
-# KERN_WARNING (which `quiet` keeps off the console) and a KASAN line at
-# KERN_ERR into /dev/kmsg, dumps its log (tests/vm/lib.sh), and the scan
-# fails three times: both in the dumped log, the KASAN line on the console.
+# catches reports in a real kernel's log: a guest writes a framed KASAN line
+# at KERN_ERR and a lockdep header at KERN_WARNING (which `quiet` keeps off
+# the console) into /dev/kmsg, one record per write, dumps its log
+# (tests/vm/lib.sh), and the scan fails three times: both in the dumped
+# log, the KASAN line on the console.
 #   vmtest_test.sh KERNEL
 # Reads: VMTEST (default tools/vmtest/vmtest of this repo), OUT.
 set -u
@@ -50,8 +51,10 @@ expect_file "mkinitramfs -o FILE after both runs" "$T/initramfs.cpio.gz"
 # The splat scan on a real kernel's log (a child with its own counters).
 # shellcheck disable=SC2016 # the guest's sh expands them
 "$vmtest" boot "$kernel" --timeout 300 --log "$T/kmsg.console" --add "$TOP/tests/vm/lib.sh" -- \
-	'. ./lib.sh; printf "%s\n" "<4>======================================================" "<4>WARNING: possible circular locking dependency detected" "<4>vmtest_test: injected through /dev/kmsg" > /dev/kmsg;' \
-	'echo "<3>BUG: KASAN: slab-use-after-free in vmtest_test_injected+0x0/0x10" > /dev/kmsg; vm_dump_kernel_log; vm_summary' > "$T/kmsg.out" 2> "$T/err"
+	'. ./lib.sh; k() { for l in "$@"; do echo "$l" > /dev/kmsg; done; };' \
+	'k "<3>==================================================================" "<3>BUG: KASAN: slab-use-after-free in vmtest_test_injected+0x0/0x10" "<3>==================================================================";' \
+	'k "<4>======================================================" "<4>WARNING: possible circular locking dependency detected" "<4>vmtest_test: injected through /dev/kmsg";' \
+	'vm_dump_kernel_log; vm_summary' > "$T/kmsg.out" 2> "$T/err"
 expect_status "guest writing to /dev/kmsg, then dumping its log" 0 "$?"
 # shellcheck disable=SC2016 # the child expands them
 capture r env TEST_NAME=scan bash -c '. "$1/tests/lib/assert.sh"; . "$1/tests/vm/host.sh"; guest_splats "$2" "$3"' sh "$TOP" "$T/kmsg.out" "$T/kmsg.console"
