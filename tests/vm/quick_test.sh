@@ -25,7 +25,7 @@ integrity_min=${INTEGRITY_MIN_PAGES:-256}
 # The steps, in this order, each a function below. (Issue 15's mm
 # selftests become one more step here: a step_selftests function and its
 # name in this list; the debug guests run the same list.)
-steps="release integrity migrate drain"
+steps="release integrity migrate contention drain"
 [ "${DEBUG_GUEST:-0}" != 1 ] || steps="$steps debug"
 
 # vmstat_field NAME: its value, or "no-NAME" when /proc/vmstat lacks it
@@ -67,7 +67,16 @@ step_migrate() {
 		"$(vmstat_delta "$_before" "$(vmstat_field pgmigrate_success)")"
 }
 
-# 4. The drain knob of the series: write-only, 1 drains, anything else EINVAL.
+# 4. Pages that writers and faulters keep locked and referenced still move
+#    with move_pages(2), and no write is lost meanwhile (mmbench contention
+#    exits 1 on a lost write or a corrupt byte; its moved fraction is a
+#    figure here, compared with the vanilla kernel by `make bench-vm`
+#    BENCH_SUITE=contention).
+step_contention() {
+	vm_run_expect "mmbench contention --quick" 0 mmbench contention --quick
+}
+
+# 5. The drain knob of the series: write-only, 1 drains, anything else EINVAL.
 step_drain() {
 	knob=/proc/sys/vm/drain_percpu
 	if [ "$drain" = yes ]; then
@@ -85,7 +94,7 @@ step_drain() {
 	fi
 }
 
-# 5. (debug builds) The checkers ran: KASAN came up, and lockdep is still
+# 6. (debug builds) The checkers ran: KASAN came up, and lockdep is still
 #    validating after everything above (its first report turns it off).
 step_debug() {
 	vm_expect_ge "KASAN initialized (kernel log)" 1 "$(dmesg | grep -c 'KernelAddressSanitizer initialized')"
