@@ -34,7 +34,8 @@
 # Any other info string, an empty one, or an indented code block fails.
 # In every run block, a kernel or package name ending in "-cloud" is run as
 # "-guest" (the test builds and boots guest kernels; the canary fixture's
-# kernels are 6.12.117-mmbatch1-guest and, running, 6.1.192-mmbatch1-x6c119661-guest).
+# kernels are the 6.12 guest build's release (the recorded grub.cfg's
+# 6.12.117-mmbatch1-guest renamed) and, running, 6.1.192-mmbatch1-x6c119661-guest).
 #
 # Also: every `make <target>` the pages show inline names a target of the
 # Makefile (kbuild's own bzImage and tinyconfig aside).
@@ -74,6 +75,10 @@ DOC_URL=https://pkgs.example.org/mmbatch
 CHROOT_REPO=/srv/mmbatch-repo
 GRUB_FIXTURE=$TOP/tests/canary/fixtures/debian12-update-grub.cfg
 RUNNING_KVER=6.1.192-mmbatch1-x6c119661-guest
+# The fixture's 6.12 kernel, shown on the fake host as the release of the
+# build the host blocks install (BUILD), e.g. 6.12.117-mmbatch2-guest.
+GRUB_FIXTURE_KVER=6.12.117-mmbatch1-guest
+FAKE_KVER=$(bid_get "${BUILD:-$OUT/build/6.12-guest/mmbatch-build.env}" KERNELRELEASE 2>/dev/null || echo "$GRUB_FIXTURE_KVER")
 scratch
 mkdir -p "$T/blocks"
 
@@ -255,9 +260,11 @@ fake_new() {
 	install -d -m 0700 "$f/var_lib.u/mmbatch"
 	install -m 0644 "$TOP/configs/mmbatchd.yaml" "$f/etc.u/mmbatch/mmbatchd.yaml"
 	install -m 0644 "$TOP"/configs/profiles/*.yaml "$f/usr_share.u/mmbatch/profiles/"
-	cp "$GRUB_FIXTURE" "$f/boot.u/grub/grub.cfg"
+	# The recorded grub.cfg names the 6.12 guest of its day; the pages
+	# name the current release, so the fake host gets the build's.
+	sed "s/$(re_quote "$GRUB_FIXTURE_KVER")/$FAKE_KVER/g" "$GRUB_FIXTURE" >"$f/boot.u/grub/grub.cfg"
 	grub-editenv "$f/boot.u/grub/grubenv" create
-	sed -n "s/.*menuentry_id_option 'gnulinux-\(.*\)-advanced-.*/\1/p" "$GRUB_FIXTURE" |
+	sed -n "s/.*menuentry_id_option 'gnulinux-\(.*\)-advanced-.*/\1/p" "$f/boot.u/grub/grub.cfg" |
 		while IFS= read -r k; do : >"$f/boot.u/vmlinuz-$k"; done
 	fake_knobs "$f"
 }
