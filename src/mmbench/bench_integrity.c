@@ -6,7 +6,10 @@
  * through a stale TLB entry to the old copy shows up as an old generation.
  * Every byte is verified again at the end. Status "failed" (exit 1) on any
  * mismatch. The small variant (256 pages, one writer) is the most sensitive:
- * the writer revisits each page quickly. Needs two nodes: exits 77 otherwise. */
+ * the writer revisits each page quickly. Needs two nodes: exits 77 otherwise.
+ * With --kind the run is the migration stress per kind of memory instead
+ * (integrity_stress.c). */
+#include "integrity_kinds.h"
 #include "mmbench.h"
 #include "numa.h"
 #include "topology.h"
@@ -273,6 +276,8 @@ int bench_integrity(const struct mb_opts *o, struct mb_result *r)
 	uint64_t corrupt = 0;
 	struct integ g = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
+	if (o->kinds)
+		return mb_integrity_kinds(o, r);
 	r->reps = mb_reps(o, 3, 2);
 	mb_param_num(r, "seconds_per_rep", seconds);
 	ret = mb_pick_two_nodes(r, &na, &nb);

@@ -1,5 +1,6 @@
 /* The benchmark table: names, entry points, the options each takes. */
 #include "contention.h"
+#include "integrity_kinds.h"
 #include "mmbench.h"
 
 #include <string.h>
@@ -13,10 +14,12 @@ const struct mb_bench mb_benches[] = {
 	  "threads sharing an mm: mmap/touch/munmap and MADV_DONTNEED loops", NULL },
 	{ "exitdrain", bench_exitdrain, MB_OPT_THREADS | MB_OPT_SIZE | MB_OPT_DRAIN,
 	  "memory left in per-CPU caches after a large process exits", NULL },
-	{ "integrity", bench_integrity, MB_OPT_PAGES | MB_OPT_WRITERS | MB_OPT_SECONDS,
-	  "writers vs a migrator thread; every byte verified", NULL },
+	{ "integrity", bench_integrity,
+	  MB_OPT_PAGES | MB_OPT_WRITERS | MB_OPT_SECONDS | MB_OPT_KINDS | MB_OPT_INJECT,
+	  "writers vs a migrator thread; every byte verified (--kind: per kind of memory)",
+	  mb_integrity_check_opts },
 	{ "contention", bench_contention,
-	  MB_OPT_SIZE | MB_OPT_ROUNDS | MB_OPT_WRITERS | MB_OPT_CONTENTION,
+	  MB_OPT_SIZE | MB_OPT_ROUNDS | MB_OPT_WRITERS | MB_OPT_CONTENTION | MB_OPT_INJECT,
 	  "move_pages(2) of shmem pages that writers and faulters keep locked",
 	  mb_cont_check_opts },
 	{ NULL, NULL, 0, NULL, NULL },

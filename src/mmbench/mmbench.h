@@ -12,8 +12,8 @@
 #define MB_SCHEMA "mmbench/1"
 #define MB_VERSION "1.0"
 #define MB_MAX_REPS 100
-#define MB_MAX_METRICS 40
-#define MB_MAX_PARAMS 24
+#define MB_MAX_METRICS 80 /* integrity --kind all: up to 12 per kind */
+#define MB_MAX_PARAMS 40
 
 enum mb_status { MB_STATUS_OK, MB_STATUS_SKIPPED, MB_STATUS_FAILED };
 
@@ -61,7 +61,9 @@ enum {
 	MB_OPT_BENCHMARKS = 1 << 10,
 	MB_OPT_GATE = 1 << 11, /* smoke --state-dir and its options */
 	MB_OPT_ROUNDS = 1 << 12,
-	MB_OPT_CONTENTION = 1 << 13, /* --min-moved-fraction, --inject-corruption */
+	MB_OPT_CONTENTION = 1 << 13, /* --min-moved-fraction */
+	MB_OPT_INJECT = 1 << 14,     /* --inject-corruption */
+	MB_OPT_KINDS = 1 << 15,      /* integrity: --kind, --mover, --dir, --min-migrations, --sharers */
 };
 
 struct mb_opts {
@@ -90,7 +92,14 @@ struct mb_opts {
 	long rounds;            /* contention: move rounds per repetition */
 	double min_moved_fraction;   /* contention: fail below it (with the text) */
 	const char *min_moved_text;
-	int inject_corruption;  /* contention, test only: break the data on purpose */
+	int inject_corruption;  /* contention, integrity --kind, test only: break the data on purpose */
+	/* integrity --kind (integrity_kinds.h): the lists as given */
+	const char *kinds;
+	const char *movers;
+	const char *dir;        /* the file kind's directory */
+	long min_migrations;    /* fail below it, per kind (with the text) */
+	const char *min_migrations_text;
+	long sharers;           /* child processes of the shared kinds */
 };
 
 /* opts.c: the usage text and the parser of every subcommand's options

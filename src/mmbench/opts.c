@@ -2,6 +2,7 @@
  * mmbench.h), the usage text, and the parser main.c calls (here, outside
  * main.c, so the unit tests can drive it). */
 #include "mmbench.h"
+#include "integrity_kinds.h"
 #include "util.h"
 
 #include <errno.h>
@@ -23,24 +24,35 @@ void mb_usage(FILE *f)
 		"options (each command takes the ones that apply):\n"
 		"  --benchmarks LIST  smoke: comma-separated benchmarks (default fault,munmap,exitdrain,integrity)\n"
 		"  --config FILE      smoke: the JSON of `mmbatchd --show-smoke PROFILE` (takes its list)\n"
+		"  --dir DIR          integrity --kind file: where its file lives (default $TMPDIR or /tmp)\n"
 		"  --drain-cmd CMD    exitdrain: run CMD (sh -c) right after the child exits\n"
 		"  --drain-knob[=P]   exitdrain: write 1 to P (/proc/sys/vm/drain_percpu) right after exit\n"
-		"  --inject-corruption  contention, test only: break one page and lose one write\n"
-		"                     after the run, to show the check fails (exit 1)\n"
+		"  --inject-corruption  contention, integrity --kind, test only: break one page and\n"
+		"                     lose one write after the run, to show the check fails (exit 1)\n"
 		"  --input FILE       smoke --state-dir: judge this result instead of running the benchmarks\n"
 		"  --json             JSON document on stdout (summary goes to stderr)\n"
+		"  --kind LIST        integrity: migration stress per kind of memory instead of the default\n"
+		"                     run, each for --seconds: all, or a comma list of anon, anon-thp,\n"
+		"                     fork-shared, shmem, file, ksm, mixed\n"
 		"  --kver KVER        smoke --state-dir: the kernel release (default: the running one)\n"
 		"  --loops N          fault: map/touch/unmap cycles per thread and repetition\n"
+		"  --min-migrations N integrity --kind: fail (exit 1) when the kernel migrated fewer\n"
+		"                     than N pages (pgmigrate_success) during a kind\n"
 		"  --min-moved-fraction F  contention: fail (exit 1) when less than F (0..1) of the\n"
 		"                     requested pages moved\n"
+		"  --mover LIST       integrity --kind: all (default), or a comma list of move_pages,\n"
+		"                     mbind, migrate_pages, compact, numa-balancing\n"
 		"  --op-kib N         munmap: size of one mapping\n"
 		"  --ops N            munmap: operations per thread and repetition\n"
 		"  -o, --output FILE  JSON document into FILE (written atomically)\n"
 		"  --pages N          integrity: one variant with N pages instead of small+large\n"
+		"                     (--kind: pages per kind, default 4096, --quick 1024)\n"
 		"  --quick            short run (smoke, tests)\n"
 		"  --reps N           repetitions (default 5, --quick 3)\n"
 		"  --rounds N         contention: move_pages(2) rounds per repetition (default 16, --quick 6)\n"
-		"  --seconds S        integrity: seconds per repetition\n"
+		"  --seconds S        integrity: seconds per repetition (--kind: per kind and repetition)\n"
+		"  --sharers N        integrity --kind: child processes mapping the pages of fork-shared,\n"
+		"                     shmem and file (default 2)\n"
 		"  --size-mib N       buffer size (fault: per thread; exitdrain: whole child; migrate;\n"
 		"                     contention: the shared region, default 16, --quick 4)\n"
 		"  --stamp STAMP      smoke --state-dir: result file name (default: UTC now, YYYYMMDDTHHMMSSZ)\n"
@@ -50,7 +62,8 @@ void mb_usage(FILE *f)
 		"  --threads N        worker threads (default: one per CPU)\n"
 		"  --threshold PCT    smoke --state-dir: a worse metric beyond PCT %% fails (default 5)\n"
 		"  --timeout S        smoke --state-dir: seconds the benchmarks may take (default 60)\n"
-		"  --writers N        integrity, contention: writer threads (contention: 2 per other CPU)\n"
+		"  --writers N        integrity, contention: writer threads (contention: 2 per other CPU;\n"
+		"                     integrity --kind: 2, the readers of ksm)\n"
 		"exit: 0 ok, 1 corruption/regression/error, 2 bad input, 77 skipped on this machine\n"
 		"see `mmbench compare --help` for the comparison, mmbench(1) for the manual\n",
 		"smoke", "quick subset after a kernel install (--state-dir: its first-boot verdict)",
@@ -61,7 +74,8 @@ enum {
 	OPT_JSON = 256, OPT_QUICK, OPT_REPS, OPT_THREADS, OPT_SIZE, OPT_THP, OPT_LOOPS, OPT_OPS,
 	OPT_OP_KIB, OPT_PAGES, OPT_WRITERS, OPT_SECONDS, OPT_DRAIN_KNOB, OPT_DRAIN_CMD,
 	OPT_BENCHMARKS, OPT_CONFIG, OPT_STATE_DIR, OPT_KVER, OPT_STAMP, OPT_INPUT, OPT_THRESHOLD,
-	OPT_TIMEOUT, OPT_ROUNDS, OPT_MIN_MOVED, OPT_INJECT,
+	OPT_TIMEOUT, OPT_ROUNDS, OPT_MIN_MOVED, OPT_INJECT, OPT_KIND, OPT_MOVER, OPT_DIR,
+	OPT_MIN_MIGRATIONS, OPT_SHARERS,
 };
 
 static const struct option long_opts[] = {
@@ -91,6 +105,11 @@ static const struct option long_opts[] = {
 	{ "rounds", required_argument, NULL, OPT_ROUNDS },
 	{ "min-moved-fraction", required_argument, NULL, OPT_MIN_MOVED },
 	{ "inject-corruption", no_argument, NULL, OPT_INJECT },
+	{ "kind", required_argument, NULL, OPT_KIND },
+	{ "mover", required_argument, NULL, OPT_MOVER },
+	{ "dir", required_argument, NULL, OPT_DIR },
+	{ "min-migrations", required_argument, NULL, OPT_MIN_MIGRATIONS },
+	{ "sharers", required_argument, NULL, OPT_SHARERS },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -113,7 +132,10 @@ static unsigned opt_bit(int c)
 	case OPT_STATE_DIR: case OPT_KVER: case OPT_STAMP: case OPT_INPUT: case OPT_THRESHOLD:
 	case OPT_TIMEOUT: return MB_OPT_GATE;
 	case OPT_ROUNDS: return MB_OPT_ROUNDS;
-	case OPT_MIN_MOVED: case OPT_INJECT: return MB_OPT_CONTENTION;
+	case OPT_MIN_MOVED: return MB_OPT_CONTENTION;
+	case OPT_INJECT: return MB_OPT_INJECT;
+	case OPT_KIND: case OPT_MOVER: case OPT_DIR: case OPT_MIN_MIGRATIONS: case OPT_SHARERS:
+		return MB_OPT_KINDS;
 	}
 	return 0;
 }
@@ -205,6 +227,14 @@ int mb_parse_opts(const char *cmd, unsigned allowed, int argc, char **argv, stru
 			o->min_moved_text = optarg;
 			break;
 		case OPT_INJECT: o->inject_corruption = 1; break;
+		case OPT_KIND: o->kinds = optarg; break;
+		case OPT_MOVER: o->movers = optarg; break;
+		case OPT_DIR: o->dir = optarg; break;
+		case OPT_MIN_MIGRATIONS:
+			r = mb_parse_long(optarg, 0, 1L << 62, &o->min_migrations);
+			o->min_migrations_text = optarg;
+			break;
+		case OPT_SHARERS: r = mb_parse_long(optarg, 1, IK_MAX_SHARERS, &o->sharers); break;
 		}
 		if (r < 0) {
 			fprintf(stderr, "mmbench %s: bad value '%s' for option '%s'\n", cmd, optarg, bad);
