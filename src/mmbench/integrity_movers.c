@@ -1,0 +1,183 @@
+/* integrity --kind: the movers (see integrity_kinds.h). One thread takes
+ * the explicit movers in turn, two rounds each (to node b, back to node
+ * a): move_pages(2) and migrate_pages(2) of the parent and of every child
+ * (a child's COW copies are its own pages), mbind(2) MPOL_MF_MOVE of the
+ * parent's range, and a write of 1 to /proc/sys/vm/compact_memory. NUMA
+ * balancing needs no thread here: the run turns it on and moves the
+ * workers between the nodes' CPUs (integrity_stress.c). */
+#include "integrity_kinds.h"
+#include "numa.h"
+#include "util.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define MPOL_BIND_ 2
+#define MPOL_MF_MOVE_ (1 << 1)
+#define MPOL_MF_MOVE_ALL_ (1 << 2)
+#define COMPACT "/proc/sys/vm/compact_memory"
+#define NUMA_BALANCING "/proc/sys/kernel/numa_balancing"
+
+const char *ik_mover_unavailable(int mover, int two_nodes, char *buf, size_t size)
+{
+	if (mover == IM_COMPACT) {
+		if (access(COMPACT, W_OK) < 0) {
+			snprintf(buf, size, "cannot write " COMPACT ": %s", strerror(errno));
+			return buf;
+		}
+		return NULL;
+	}
+	if (!two_nodes)
+		return "needs 2 NUMA nodes with memory";
+	if (mover == IM_NUMA_BALANCING && access(NUMA_BALANCING, W_OK) < 0) {
+		snprintf(buf, size, "cannot write " NUMA_BALANCING " (CONFIG_NUMA_BALANCING?): %s",
+			 strerror(errno));
+		return buf;
+	}
+	return NULL;
+}
+
+/* Errors a round may meet while the disturber has a chunk unmapped or a
+ * child just exited; they end the round, not the run. */
+static int transient(int err)
+{
+	return err == -EBUSY || err == -EAGAIN || err == -EIO || err == -ENOMEM ||
+	       err == -EFAULT || err == -ENOENT || err == -ESRCH;
+}
+
+struct mover {
+	struct ik_run *g;
+	void **pages;
+	int *nodes, *status;
+	pid_t pids[1 + IK_MAX_SHARERS];
+	int npids;
+};
+
+static void current_pids(struct mover *m)
+{
+	struct ik_shared *sh = m->g->sh;
+	int n = __atomic_load_n(&sh->npids, __ATOMIC_ACQUIRE);
+
+	m->pids[0] = 0;
+	m->npids = 1;
+	for (int i = 0; i < n && i < IK_MAX_SHARERS; i++) {
+		pid_t p = __atomic_load_n(&sh->pids[i], __ATOMIC_RELAXED);
+
+		if (p > 0)
+			m->pids[m->npids++] = p;
+	}
+}
+
+static int round_move_pages(struct mover *m, int target)
+{
+	struct ik_run *g = m->g;
+	int flags = g->move_all ? MPOL_MF_MOVE_ALL_ : MPOL_MF_MOVE_;
+
+	for (int p = 0; p < m->npids; p++) {
+		long r;
+
+		for (size_t i = 0; i < g->npages; i++) {
+			m->nodes[i] = target;
+			m->status[i] = INT_MIN;
+		}
+		r = syscall(SYS_move_pages, m->pids[p], (unsigned long)g->npages, m->pages, m->nodes,
+			    m->status, flags);
+		if (r < 0 && !transient(-errno))
+			return -errno;
+		if (r < 0)
+			g->mover_errors++;
+		for (size_t i = 0; i < g->npages; i++)
+			g->moved += m->status[i] == target;
+	}
+	return 0;
+}
+
+static int round_mbind(struct mover *m, int target)
+{
+	struct ik_run *g = m->g;
+	unsigned long mask = 1UL << target;
+	int flags = MPOL_MF_MOVE_ | (g->move_all ? MPOL_MF_MOVE_ALL_ : 0), r = 0;
+
+	if (syscall(SYS_mbind, g->mem, g->bytes, MPOL_BIND_, &mask, sizeof(mask) * 8 + 1, flags) < 0)
+		r = -errno;
+	/* back to the policy the run chose: both nodes, or none for NUMA
+	 * balancing, which scans only VMAs without a policy */
+	if (g->bound)
+		(void)mb_mbind_two(g->mem, g->bytes, g->na, g->nb);
+	else
+		(void)mb_mbind_default(g->mem, g->bytes);
+	return r;
+}
+
+static int round_migrate_pages(struct mover *m, int target)
+{
+	struct ik_run *g = m->g;
+	unsigned long from = 1UL << (target == g->na ? g->nb : g->na), to = 1UL << target;
+
+	for (int p = 0; p < m->npids; p++)
+		if (syscall(SYS_migrate_pages, m->pids[p], sizeof(from) * 8 + 1, &from, &to) < 0) {
+			if (!transient(-errno))
+				return -errno;
+			g->mover_errors++;
+		}
+	return 0;
+}
+
+static int round_compact(struct mover *m)
+{
+	int r = mb_write_string(COMPACT, "1");
+
+	/* every write compacts every zone: give the workers time in between */
+	mb_sleep_until_ns(mb_now_ns() + 50 * 1000000ULL);
+	(void)m;
+	return r;
+}
+
+void *ik_mover_main(void *arg)
+{
+	struct mover m = { .g = arg };
+	struct ik_run *g = m.g;
+	int list[IM_NMOVERS], n = 0;
+
+	for (int i = 0; i < IM_NMOVERS; i++)
+		if (i != IM_NUMA_BALANCING && (g->movers & (1u << i)))
+			list[n++] = i;
+	if (n == 0)
+		return NULL;
+	m.pages = calloc(g->npages, sizeof(*m.pages));
+	m.nodes = calloc(g->npages, sizeof(*m.nodes));
+	m.status = calloc(g->npages, sizeof(*m.status));
+	if (!m.pages || !m.nodes || !m.status) {
+		g->mover_err = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < g->npages; i++)
+		m.pages[i] = g->mem + i * 4096;
+	for (uint64_t k = 0; !__atomic_load_n(&g->sh->stop, __ATOMIC_RELAXED); k++) {
+		int target = k % 2 == 0 ? g->nb : g->na, mover = list[(k / 2) % (uint64_t)n], r;
+
+		current_pids(&m);
+		switch (mover) {
+		case IM_MOVE_PAGES: r = round_move_pages(&m, target); break;
+		case IM_MBIND: r = round_mbind(&m, target); break;
+		case IM_MIGRATE_PAGES: r = round_migrate_pages(&m, target); break;
+		default: r = round_compact(&m); break;
+		}
+		if (r < 0 && !transient(r)) {
+			g->mover_err = r;
+			break;
+		}
+		if (r < 0)
+			g->mover_errors++;
+		g->rounds++;
+	}
+out:
+	free(m.pages);
+	free(m.nodes);
+	free(m.status);
+	return NULL;
+}

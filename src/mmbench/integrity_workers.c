@@ -1,0 +1,325 @@
+/* integrity --kind: the workers (see integrity_kinds.h).
+ *
+ * The protocol. The shared table (gen, zero, lock: MAP_SHARED memory, so
+ * the parent's threads and the children all see it) says what every page
+ * must hold: generation gen[i] of its pattern, or zeros when zero[i] (a
+ * private page that was zapped). Whoever touches page i through a mapping
+ * holds lock[i]: a writer checks the page, then writes gen[i]+1; a reader
+ * checks it; the disturber holds the locks of its chunk across mprotect,
+ * MADV_DONTNEED or munmap+remap and sets zero[] for the private kinds. So
+ * every check knows exactly what the page must hold, and a mismatch is the
+ * kernel's: a write that went through a stale TLB entry to the old copy
+ * of a migrated page reads back as an earlier generation (a lost write), a
+ * read through one sees whatever the freed page holds now (corrupt bytes).
+ * A mismatch is counted once: the checker rewrites the page with what it
+ * should hold.
+ *
+ * fork-shared children are the exception: their pages are COW copies of
+ * the parent's at fork (shared by every child; the parent's own copy
+ * splits off when it writes), nobody writes them, and each child checks
+ * every page against the table as it was at the fork (snap_gen/snap_zero,
+ * taken with every lock held), without locks. */
+#include "integrity_kinds.h"
+#include "knobs.h"
+#include "util.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#define MS 1000000ULL
+
+static int stopped(const struct ik_run *g)
+{
+	return __atomic_load_n(&g->sh->stop, __ATOMIC_RELAXED);
+}
+
+void ik_note(struct ik_run *g, const char *who, size_t page, uint64_t gen, int zero,
+	     enum ik_verdict v, uint64_t bad)
+{
+	struct ik_shared *sh = g->sh;
+
+	if (v == IK_LOST)
+		__atomic_fetch_add(&sh->lost, 1, __ATOMIC_RELAXED);
+	else
+		__atomic_fetch_add(&sh->corrupt_bytes, bad, __ATOMIC_RELAXED);
+	ik_lock(&sh->first_lock);
+	if (!sh->first[0]) {
+		if (v == IK_LOST)
+			snprintf(sh->first, sizeof(sh->first),
+				 "page %zu (%s, pid %d): generation %llu, expected %llu: writes lost",
+				 page, who, (int)getpid(), (unsigned long long)ik_page(g, page)[1],
+				 (unsigned long long)gen);
+		else
+			snprintf(sh->first, sizeof(sh->first),
+				 "page %zu (%s, pid %d): %llu corrupt bytes, expected %s %llu",
+				 page, who, (int)getpid(), (unsigned long long)bad,
+				 zero ? "zeros (zapped), generation" : "generation",
+				 (unsigned long long)gen);
+	}
+	ik_unlock(&sh->first_lock);
+}
+
+int ik_check_locked(struct ik_run *g, size_t i, const char *who)
+{
+	uint64_t bad, gen = g->gen[i];
+	int zero = g->zero[i];
+	enum ik_verdict v = ik_check(ik_page(g, i), ik_key(g, i), gen, zero, &bad);
+
+	if (v == IK_OK)
+		return 0;
+	ik_note(g, who, i, gen, zero, v, bad);
+	ik_fill(ik_page(g, i), ik_key(g, i), gen);
+	g->zero[i] = 0;
+	return 1;
+}
+
+void ik_follow_node(struct ik_run *g, int *mine)
+{
+	int n;
+	cpu_set_t set;
+
+	if (!(g->movers & (1u << IM_NUMA_BALANCING)))
+		return;
+	n = __atomic_load_n(&g->sh->node_now, __ATOMIC_RELAXED);
+	if (n == *mine)
+		return;
+	CPU_ZERO(&set);
+	for (int c = 0; c < 64 && c < CPU_SETSIZE; c++)
+		if (g->cpus[n] & (1ULL << c))
+			CPU_SET(c, &set);
+	(void)sched_setaffinity(0, sizeof(set), &set);
+	*mine = n;
+}
+
+static void write_page(struct ik_run *g, size_t i, const char *who, uint64_t *checks)
+{
+	ik_lock(&g->lock[i]);
+	(void)ik_check_locked(g, i, who);
+	g->gen[i]++;
+	ik_fill(ik_page(g, i), ik_key(g, i), g->gen[i]);
+	g->zero[i] = 0;
+	ik_unlock(&g->lock[i]);
+	(*checks)++;
+}
+
+static void sweep(struct ik_run *g, const char *who, uint64_t *checks)
+{
+	for (size_t i = 0; i < g->npages && !stopped(g); i++) {
+		ik_lock(&g->lock[i]);
+		(void)ik_check_locked(g, i, who);
+		ik_unlock(&g->lock[i]);
+		(*checks)++;
+	}
+}
+
+/* An owner of the pages i = owner (mod owners): check, write the next
+ * generation; with do_sweep also a check of every page after each pass,
+ * so every page is checked in this mm too. */
+static void owner_loop(struct ik_run *g, int owner, int owners, int do_sweep, const char *who)
+{
+	uint64_t checks = 0, writes = 0;
+	int node = -1;
+
+	while (!stopped(g)) {
+		ik_follow_node(g, &node);
+		for (size_t i = (size_t)owner; i < g->npages && !stopped(g); i += (size_t)owners) {
+			write_page(g, i, who, &checks);
+			writes++;
+		}
+		if (do_sweep)
+			sweep(g, who, &checks);
+	}
+	__atomic_fetch_add(&g->sh->checked, checks, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&g->sh->writes, writes, __ATOMIC_RELAXED);
+}
+
+static void reader_loop(struct ik_run *g, const char *who)
+{
+	uint64_t checks = 0;
+	int node = -1;
+
+	while (!stopped(g)) {
+		ik_follow_node(g, &node);
+		sweep(g, who, &checks);
+	}
+	__atomic_fetch_add(&g->sh->checked, checks, __ATOMIC_RELAXED);
+}
+
+/* ksm: one group at a time gets its next generation, then KSM has time to
+ * merge it again while the readers check; the pages stay identical within
+ * a group. */
+static void ksm_writer_loop(struct ik_run *g)
+{
+	uint64_t checks = 0, writes = 0;
+
+	for (uint64_t step = 0; !stopped(g); step++) {
+		for (size_t i = step % IK_KSM_GROUPS; i < g->npages; i += IK_KSM_GROUPS) {
+			write_page(g, i, "ksm writer", &checks);
+			writes++;
+		}
+		mb_sleep_until_ns(mb_now_ns() + 200 * MS);
+	}
+	__atomic_fetch_add(&g->sh->checked, checks, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&g->sh->writes, writes, __ATOMIC_RELAXED);
+}
+
+/* mprotect(PROT_READ) and back, MADV_DONTNEED, munmap+remap, in turn, on a
+ * chunk whose locks it holds: nobody touches those pages meanwhile. */
+static void disturber_loop(struct ik_run *g)
+{
+	size_t chunks = g->npages / IK_CHUNK, len = IK_CHUNK * 4096;
+	uint64_t x = 0x2545F4914F6CDD1DULL ^ (uint64_t)getpid(), n = 0;
+
+	while (!stopped(g) && g->worker_err == 0) {
+		size_t first;
+		char *p;
+		int r = 0;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		first = (size_t)(x % chunks) * IK_CHUNK;
+		p = g->mem + first * 4096;
+		for (size_t i = first; i < first + IK_CHUNK; i++)
+			ik_lock(&g->lock[i]);
+		switch (n % 3) {
+		case 0:
+			if (mprotect(p, len, PROT_READ) < 0)
+				r = -errno;
+			mb_sleep_until_ns(mb_now_ns() + 200000);
+			if (mprotect(p, len, PROT_READ | PROT_WRITE) < 0 && r == 0)
+				r = -errno;
+			break;
+		case 1:
+			if (madvise(p, len, MADV_DONTNEED) < 0)
+				r = -errno;
+			break;
+		default:
+			r = ik_region_remap(g, first, IK_CHUNK);
+			break;
+		}
+		/* private memory reads as zeros after a zap; shmem and file pages
+		 * stay in the page cache */
+		if (n % 3 != 0 && ik_private(g->kind))
+			for (size_t i = first; i < first + IK_CHUNK; i++)
+				g->zero[i] = 1;
+		for (size_t i = first; i < first + IK_CHUNK; i++)
+			ik_unlock(&g->lock[i]);
+		if (r < 0)
+			g->worker_err = r;
+		n++;
+		mb_sleep_until_ns(mb_now_ns() + MS);
+	}
+	__atomic_fetch_add(&g->sh->disturbances, n, __ATOMIC_RELAXED);
+}
+
+/* file: fsync(2) and msync(MS_SYNC) in turn, so pages are under writeback
+ * while they migrate (on tmpfs both return at once). */
+static void syncer_loop(struct ik_run *g)
+{
+	uint64_t n = 0;
+
+	while (!stopped(g) && g->worker_err == 0) {
+		if (n % 2 == 0 && fsync(g->fd) < 0)
+			g->worker_err = -errno;
+		/* ENOMEM: a chunk is unmapped for a moment (the disturber) */
+		if (n % 2 == 1 && msync(g->mem, g->bytes, MS_SYNC) < 0 && errno != ENOMEM)
+			g->worker_err = -errno;
+		n++;
+		mb_sleep_until_ns(mb_now_ns() + MS);
+	}
+	__atomic_fetch_add(&g->sh->syncs, n, __ATOMIC_RELAXED);
+}
+
+void *ik_worker_main(void *arg)
+{
+	struct ik_worker *w = arg;
+	struct ik_run *g = w->g;
+	int shared = !ik_private(g->kind);
+
+	if (!(g->movers & (1u << IM_NUMA_BALANCING)))
+		(void)mb_pin_to_cpu(w->cpu);
+	switch (w->role) {
+	case IK_ROLE_WRITER:
+		owner_loop(g, w->index, g->nwriters + (shared ? g->nsharers : 0),
+			   shared && w->index == 0, "writer");
+		break;
+	case IK_ROLE_READER:
+		reader_loop(g, "reader");
+		break;
+	case IK_ROLE_KSM_WRITER:
+		ksm_writer_loop(g);
+		break;
+	case IK_ROLE_DISTURBER:
+		disturber_loop(g);
+		break;
+	case IK_ROLE_SYNCER:
+		syncer_loop(g);
+		break;
+	}
+	return NULL;
+}
+
+static void child_start(struct ik_run *g, int index)
+{
+	mb_knob_forget_in_child();
+	if (!(g->movers & (1u << IM_NUMA_BALANCING)))
+		(void)mb_pin_to_cpu((g->nwriters + index) % mb_online_cpus());
+}
+
+void ik_sharer_child(struct ik_run *g, int index)
+{
+	uint64_t checks = 0;
+
+	child_start(g, index);
+	owner_loop(g, g->nwriters + index, g->nwriters + g->nsharers, 1, "sharer child");
+	/* the last check of every page through this mm's mapping */
+	for (size_t i = 0; i < g->npages; i++) {
+		ik_lock(&g->lock[i]);
+		(void)ik_check_locked(g, i, "sharer child, final");
+		ik_unlock(&g->lock[i]);
+		checks++;
+	}
+	__atomic_fetch_add(&g->sh->checked, checks, __ATOMIC_RELAXED);
+	_exit(0);
+}
+
+static uint64_t snapshot_pass(struct ik_run *g, uint8_t *reported, const char *who)
+{
+	uint64_t bad, checks = 0;
+
+	for (size_t i = 0; i < g->npages; i++) {
+		uint64_t gen = g->snap_gen[i];
+		enum ik_verdict v = ik_check(ik_page(g, i), ik_key(g, i), gen, g->snap_zero[i], &bad);
+
+		checks++;
+		/* no repair: a write would end the page's sharing; count it once */
+		if (v != IK_OK && !reported[i]) {
+			reported[i] = 1;
+			ik_note(g, who, i, gen, g->snap_zero[i], v, bad);
+		}
+	}
+	return checks;
+}
+
+void ik_snapshot_child(struct ik_run *g, int index)
+{
+	uint8_t *reported = calloc(g->npages, 1);
+	uint64_t checks = 0;
+	int node = -1;
+
+	child_start(g, index);
+	if (!reported)
+		_exit(1);
+	while (!__atomic_load_n(&g->sh->epoch_stop, __ATOMIC_RELAXED) && !stopped(g)) {
+		ik_follow_node(g, &node);
+		checks += snapshot_pass(g, reported, "fork-shared child");
+	}
+	checks += snapshot_pass(g, reported, "fork-shared child, final");
+	__atomic_fetch_add(&g->sh->checked, checks, __ATOMIC_RELAXED);
+	_exit(0);
+}
