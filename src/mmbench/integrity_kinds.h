@@ -129,6 +129,7 @@ struct ik_run {
 	uint64_t moved, rounds, mover_errors;
 	int mover_err;         /* a hard error: the repetition fails to run */
 	int worker_err;        /* the same, of a disturber or syncer */
+	const char *err_what;  /* which call failed: for the error line */
 };
 
 static inline uint64_t ik_key(const struct ik_run *g, size_t page)

@@ -49,6 +49,13 @@ static int transient(int err)
 	       err == -EFAULT || err == -ENOENT || err == -ESRCH;
 }
 
+/* A child that is exiting has no mm left: move_pages(2) and
+ * migrate_pages(2) say -EINVAL for it. */
+static int transient_for(pid_t pid, int err)
+{
+	return transient(err) || (pid != 0 && err == -EINVAL);
+}
+
 struct mover {
 	struct ik_run *g;
 	void **pages;
@@ -86,7 +93,7 @@ static int round_move_pages(struct mover *m, int target)
 		}
 		r = syscall(SYS_move_pages, m->pids[p], (unsigned long)g->npages, m->pages, m->nodes,
 			    m->status, flags);
-		if (r < 0 && !transient(-errno))
+		if (r < 0 && !transient_for(m->pids[p], -errno))
 			return -errno;
 		if (r < 0)
 			g->mover_errors++;
@@ -120,7 +127,7 @@ static int round_migrate_pages(struct mover *m, int target)
 
 	for (int p = 0; p < m->npids; p++)
 		if (syscall(SYS_migrate_pages, m->pids[p], sizeof(from) * 8 + 1, &from, &to) < 0) {
-			if (!transient(-errno))
+			if (!transient_for(m->pids[p], -errno))
 				return -errno;
 			g->mover_errors++;
 		}
@@ -168,6 +175,9 @@ void *ik_mover_main(void *arg)
 		default: r = round_compact(&m); break;
 		}
 		if (r < 0 && !transient(r)) {
+			g->err_what = mover == IM_MOVE_PAGES ? "move_pages(2)" : mover == IM_MBIND ?
+				      "mbind(2)" : mover == IM_MIGRATE_PAGES ? "migrate_pages(2)" :
+				      "write 1 to " COMPACT;
 			g->mover_err = r;
 			break;
 		}

@@ -51,6 +51,7 @@ struct ctx {
 	int two_nodes, one_node_test, na, nb;
 	unsigned movers;        /* those that can run here */
 	uint64_t cpus[2];
+	const char *err_what;   /* the call behind an error, NULL: the setup */
 };
 
 static void *shared_map(size_t bytes)
@@ -287,8 +288,10 @@ static int one_rep(struct ctx *x, int kind, const struct kind_metrics *m, struct
 	reap_all(g);
 	if (ret == 0)
 		ret = g->mover_err ? g->mover_err : g->worker_err;
-	if (ret < 0)
+	if (ret < 0) {
+		x->err_what = g->err_what;
 		goto out;
+	}
 	if (x->o->inject_corruption)
 		inject(g);
 	/* the final check: every page, every byte, in the parent's view */
@@ -544,8 +547,8 @@ int mb_integrity_kinds(const struct mb_opts *o, struct mb_result *r)
 			continue;
 		}
 		if (ret < 0) {
-			fprintf(x.out, "integrity kind %s: error: %s\n", ik_kind_name(k),
-				strerror(-ret));
+			fprintf(x.out, "integrity kind %s: error: %s: %s\n", ik_kind_name(k),
+				x.err_what ? x.err_what : "setting up the region", strerror(-ret));
 			break;
 		}
 		ran++;

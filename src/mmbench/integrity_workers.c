@@ -209,8 +209,11 @@ static void disturber_loop(struct ik_run *g)
 				g->zero[i] = 1;
 		for (size_t i = first; i < first + IK_CHUNK; i++)
 			ik_unlock(&g->lock[i]);
-		if (r < 0)
+		if (r < 0) {
+			g->err_what = n % 3 == 0 ? "mprotect(2)" : n % 3 == 1 ? "madvise(MADV_DONTNEED)" :
+				      "munmap+mmap(MAP_FIXED_NOREPLACE)";
 			g->worker_err = r;
+		}
 		n++;
 		mb_sleep_until_ns(mb_now_ns() + MS);
 	}
@@ -224,11 +227,15 @@ static void syncer_loop(struct ik_run *g)
 	uint64_t n = 0;
 
 	while (!stopped(g) && g->worker_err == 0) {
-		if (n % 2 == 0 && fsync(g->fd) < 0)
+		if (n % 2 == 0 && fsync(g->fd) < 0) {
+			g->err_what = "fsync(2)";
 			g->worker_err = -errno;
+		}
 		/* ENOMEM: a chunk is unmapped for a moment (the disturber) */
-		if (n % 2 == 1 && msync(g->mem, g->bytes, MS_SYNC) < 0 && errno != ENOMEM)
+		if (n % 2 == 1 && msync(g->mem, g->bytes, MS_SYNC) < 0 && errno != ENOMEM) {
+			g->err_what = "msync(MS_SYNC)";
 			g->worker_err = -errno;
+		}
 		n++;
 		mb_sleep_until_ns(mb_now_ns() + MS);
 	}
