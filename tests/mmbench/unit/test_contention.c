@@ -14,7 +14,7 @@
 #include "mmbench.h"
 
 static const unsigned allowed =
-	MB_OPT_SIZE | MB_OPT_ROUNDS | MB_OPT_WRITERS | MB_OPT_CONTENTION;
+	MB_OPT_SIZE | MB_OPT_ROUNDS | MB_OPT_WRITERS | MB_OPT_CONTENTION | MB_OPT_INJECT;
 
 /* argv as main hands it on: the command first. */
 static int parse(struct mb_opts *o, int argc, char **argv)

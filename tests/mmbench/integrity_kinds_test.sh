@@ -1,0 +1,111 @@
+#!/bin/bash
+# mmbench integrity --kind on this machine: on one node every kind is
+# refused (exit 77, status "skipped", the reason on one line: counted here
+# as a SKIP, never a pass); on two it runs (exit 0, no lost write, no
+# corrupt byte, pages migrated). The check itself: --inject-corruption
+# (test only) makes every kind fail with one lost write and one corrupt
+# byte per repetition (on one node without migrating). Bad options: one
+# line naming the option, exit 2, no document.
+# Reads: MMBENCH, TOP.
+. "$(dirname "$0")/lib.sh"
+setup
+
+nodes=$(memory_nodes)
+echo "  NUMA nodes with memory: $nodes"
+kinds="anon anon-thp fork-shared shmem file ksm mixed"
+# short runs: the point here is the protocol, not the load
+small=(--pages 256 --seconds 0.3 --reps 1)
+
+metric() { jq -c --arg n "$2" '.results[0].metrics[] | select(.name == $n) | .values' "$1"; }
+
+for k in $kinds; do
+	dir=()
+	[ "$k" != file ] || dir=(--dir "$T")
+	run_cmd "run-$k" "$MMBENCH" integrity --kind "$k" "${small[@]}" "${dir[@]}" -o "$T/$k.json"
+	if [ "$nodes" -lt 2 ]; then
+		expect_eq "--kind $k on $nodes node(s): exit (skipped)" 77 "$RC"
+		expect_match "--kind $k: the refusal names the reason" \
+			'^integrity: skipped: needs 2 NUMA nodes with memory, this machine has 1$' "@$T/run-$k.out"
+		schema_ok "--kind $k (skipped)" "$T/$k.json" --command integrity --status integrity=skipped
+	else
+		case $RC in
+		0) pass "--kind $k on $nodes nodes: exit 0"
+		   key=${k//-/_}
+		   expect_eq "--kind $k: no lost writes" '[0]' "$(metric "$T/$k.json" "${key}_lost_writes")"
+		   expect_eq "--kind $k: no corrupt bytes" '[0]' "$(metric "$T/$k.json" "${key}_corrupt_bytes")"
+		   schema_ok "--kind $k" "$T/$k.json" --command integrity --status integrity=ok ;;
+		77) expect_match "--kind $k: skipped with the kind's reason" "^integrity kind $k: skipped: " "@$T/run-$k.out"
+		    skip "--kind $k on $nodes nodes" "$(grep -m1 "^integrity kind $k: skipped: " "$T/run-$k.out")" ;;
+		*) fail "--kind $k on $nodes nodes: exit $RC"; sed 's/^/      | /' "$T/run-$k.out" "$T/run-$k.err" >&2 ;;
+		esac
+	fi
+done
+if [ "$nodes" -lt 2 ]; then
+	skip "integrity --kind runs that migrate" "this machine has $nodes NUMA node(s) with memory"
+	run_cmd all "$MMBENCH" integrity --kind all --quick -o "$T/all.json"
+	expect_eq "--kind all on one node: exit (skipped)" 77 "$RC"
+	expect_lines "--kind all on one node: one line, the reason" 1 "@$T/all.out"
+	# a shortfall of migrations needs a machine that migrates
+	skip "--min-migrations shortfall" "this machine has $nodes NUMA node(s) with memory"
+else
+	run_cmd strict "$MMBENCH" integrity --kind anon "${small[@]}" --min-migrations 1000000000000 -o "$T/strict.json"
+	expect_eq "--min-migrations above what moved: exit" 1 "$RC"
+	expect_match "the shortfall named" '^integrity: failed: anon: the kernel migrated [0-9]+ pages \(pgmigrate_success\), fewer than --min-migrations 1000000000000$' "@$T/strict.out"
+fi
+
+# The check itself: every kind must fail on broken data. On one node the
+# movers move to that node (nothing migrates) and KSM, compaction and NUMA
+# balancing stay off, so the host keeps its settings.
+run_cmd broken "$MMBENCH" integrity --kind all "${small[@]}" --dir "$T" --inject-corruption -o "$T/broken.json"
+expect_eq "--inject-corruption: exit" 1 "$RC"
+schema_ok "integrity --kind all (broken data)" "$T/broken.json" --command integrity --status integrity=failed
+for k in $kinds; do
+	key=${k//-/_}
+	if grep -q "^integrity kind $k: skipped: " "$T/broken.out"; then
+		skip "--inject-corruption --kind $k" "$(grep -m1 "^integrity kind $k: skipped: " "$T/broken.out")"
+		continue
+	fi
+	expect_match "--inject-corruption: kind $k failed, counted" \
+		"^integrity kind $k: FAILED: .* 1 lost writes, 1 corrupt bytes, [0-9]+ pages checked" "@$T/broken.out"
+	expect_eq "--inject-corruption: kind $k: one lost write" '[1]' "$(metric "$T/broken.json" "${key}_lost_writes")"
+	expect_eq "--inject-corruption: kind $k: one corrupt byte" '[1]' "$(metric "$T/broken.json" "${key}_corrupt_bytes")"
+	expect_eq "kind $k: its workers checked pages" true \
+		"$(jq --arg n "${key}_checked_pages" '.results[0].metrics[] | select(.name == $n) | .median > 0' "$T/broken.json")"
+done
+expect_match "the failure line lists the kinds" '^integrity: failed: anon: 1 lost writes, 1 corrupt bytes; first: page 0 ' "@$T/broken.out"
+expect_match "the disturber ran (mprotect, MADV_DONTNEED, munmap+remap)" '.' \
+	"$(jq '.results[0].metrics[] | select(.name == "shmem_disturbances") | select(.median > 0) | .name' "$T/broken.json")"
+expect_match "the file kind names its filesystem" '^integrity: file kind in ' "@$T/broken.out"
+expect_eq "a repetition's figures, per repetition" '[1,1]' \
+	"$("$MMBENCH" integrity --kind shmem --pages 128 --seconds 0.2 --reps 2 --inject-corruption --json 2>/dev/null |
+		jq -c '.results[0].metrics[] | select(.name == "shmem_lost_writes") | .values')"
+
+# bad input: one line naming the option, exit 2, no document
+bad_input() {
+	local what=$1 regex=$2; shift 2
+	run_cmd bad "$@"
+	expect_eq "$what: exit" 2 "$RC"
+	expect_lines "$what: stderr" 1 "@$T/bad.err"
+	expect_match "$what: message" "$regex" "@$T/bad.err"
+}
+bad_input "unknown kind" "^mmbench integrity: option '--kind': unknown name 'frob' \(one of: anon, anon-thp, fork-shared, shmem, file, ksm, mixed, all\)$" \
+	"$MMBENCH" integrity --kind anon,frob -o "$T/x.json"
+bad_input "unknown mover" "^mmbench integrity: option '--mover': unknown name 'move-pages' " \
+	"$MMBENCH" integrity --kind anon --mover move-pages -o "$T/x.json"
+bad_input "--mover without --kind" "^mmbench integrity: option '--mover' needs --kind$" \
+	"$MMBENCH" integrity --mover mbind -o "$T/x.json"
+bad_input "--inject-corruption without --kind" "^mmbench integrity: option '--inject-corruption' needs --kind$" \
+	"$MMBENCH" integrity --inject-corruption -o "$T/x.json"
+bad_input "--dir that does not exist" "^mmbench integrity: option '--dir': $T/none: No such file or directory$" \
+	"$MMBENCH" integrity --kind file --dir "$T/none" -o "$T/x.json"
+bad_input "--dir without the file kind" "^mmbench integrity: option '--dir': only --kind file uses it$" \
+	"$MMBENCH" integrity --kind shmem --dir "$T" -o "$T/x.json"
+bad_input "too few pages" "^mmbench integrity: option '--pages': 8 pages, --kind needs at least 64$" \
+	"$MMBENCH" integrity --kind anon --pages 8 -o "$T/x.json"
+bad_input "zero sharers" "^mmbench integrity: bad value '0' for option '--sharers'$" \
+	"$MMBENCH" integrity --kind shmem --sharers 0 -o "$T/x.json"
+bad_input "a non-number threshold" "^mmbench integrity: bad value '1k' for option '--min-migrations'$" \
+	"$MMBENCH" integrity --kind anon --min-migrations 1k -o "$T/x.json"
+bad_input "--kind elsewhere" "^mmbench contention: option '--kind' does not apply to contention$" \
+	"$MMBENCH" contention --kind anon -o "$T/x.json"
+expect_absent "no document after bad input" "$T/x.json"
