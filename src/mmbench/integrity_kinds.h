@@ -2,7 +2,8 @@
  * parts (integrity_kinds.c: names, option checks, sizes, the page data and
  * its check; driven by the unit tests) and what the run's files share:
  * the region (integrity_region.c), the workers (integrity_workers.c), the
- * movers (integrity_movers.c) and the run itself (integrity_stress.c). */
+ * movers (integrity_movers.c), the children (integrity_procs.c) and the run
+ * itself (integrity_stress.c). */
 #ifndef MMBENCH_INTEGRITY_KINDS_H
 #define MMBENCH_INTEGRITY_KINDS_H
 
@@ -202,6 +203,15 @@ void ik_note(struct ik_run *g, const char *who, size_t page, uint64_t gen, int z
 	     enum ik_verdict v, uint64_t bad);
 /* Pins the caller to the node the numa-balancing mover wants (when it moved). */
 void ik_follow_node(struct ik_run *g, int *mine);
+
+/* integrity_procs.c: the children; the pids go into sh->pids for the
+ * movers. 0 or -errno (fork failed). */
+int ik_fork_sharers(struct ik_run *g);
+/* fork-shared: ends the epoch's readers, then forks new ones with every
+ * page lock held and the table copied (snap_gen/snap_zero). */
+int ik_fork_readers(struct ik_run *g);
+/* Waits for every child; counts those that failed (sh->child_failures). */
+void ik_reap_all(struct ik_run *g);
 
 /* integrity_movers.c */
 /* Why a mover cannot run here (NULL: it can). */

@@ -25,7 +25,6 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/vfs.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #define MS 1000000ULL
@@ -75,84 +74,6 @@ static int node_cpus(int node, uint64_t *mask)
 		return 0;
 	}
 	return mb_parse_list(line, mask);
-}
-
-/* Waits for a child; counts a child that failed or died, with why. */
-static void reap(struct ik_run *g, pid_t pid)
-{
-	int st = 0;
-
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
-	if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
-		return;
-	g->sh->child_failures++;
-	ik_lock(&g->sh->first_lock);
-	if (!g->sh->first[0]) {
-		if (WIFSIGNALED(st))
-			snprintf(g->sh->first, sizeof(g->sh->first), "child %d killed by signal %d (%s)",
-				 (int)pid, WTERMSIG(st), strsignal(WTERMSIG(st)));
-		else
-			snprintf(g->sh->first, sizeof(g->sh->first), "child %d exited with %d",
-				 (int)pid, WEXITSTATUS(st));
-	}
-	ik_unlock(&g->sh->first_lock);
-}
-
-static void reap_all(struct ik_run *g)
-{
-	int n = g->sh->npids;
-
-	for (int i = 0; i < n; i++)
-		if (g->sh->pids[i] > 0)
-			reap(g, g->sh->pids[i]);
-	__atomic_store_n(&g->sh->npids, 0, __ATOMIC_RELEASE);
-}
-
-/* fork-shared: a new epoch. The old readers end; with every page lock
- * held (no write or zap half done) the table is copied for the new ones,
- * which the fork gives the parent's pages as they are now. */
-static int fork_readers(struct ik_run *g)
-{
-	int ret = 0;
-
-	__atomic_store_n(&g->sh->epoch_stop, 1, __ATOMIC_RELAXED);
-	reap_all(g);
-	__atomic_store_n(&g->sh->epoch_stop, 0, __ATOMIC_RELAXED);
-	for (size_t i = 0; i < g->npages; i++)
-		ik_lock(&g->lock[i]);
-	memcpy(g->snap_gen, g->gen, g->npages * sizeof(*g->gen));
-	memcpy(g->snap_zero, g->zero, g->npages);
-	for (int c = 0; c < g->nsharers; c++) {
-		pid_t pid = fork();
-
-		if (pid == 0)
-			ik_snapshot_child(g, c);
-		if (pid < 0) {
-			ret = -errno;
-			break;
-		}
-		g->sh->pids[c] = pid;
-		__atomic_store_n(&g->sh->npids, c + 1, __ATOMIC_RELEASE);
-	}
-	for (size_t i = 0; i < g->npages; i++)
-		ik_unlock(&g->lock[i]);
-	return ret;
-}
-
-static int fork_sharers(struct ik_run *g)
-{
-	for (int c = 0; c < g->nsharers; c++) {
-		pid_t pid = fork();
-
-		if (pid == 0)
-			ik_sharer_child(g, c);
-		if (pid < 0)
-			return -errno;
-		g->sh->pids[c] = pid;
-		__atomic_store_n(&g->sh->npids, c + 1, __ATOMIC_RELEASE);
-	}
-	return 0;
 }
 
 static void inject(struct ik_run *g)
@@ -254,7 +175,7 @@ static int one_rep(struct ctx *x, int kind, const struct kind_metrics *m, struct
 	}
 	ret = mb_counters_snapshot(before);
 	if (ret == 0)
-		ret = kind == IK_FORK_SHARED ? fork_readers(g) : fork_sharers(g);
+		ret = kind == IK_FORK_SHARED ? ik_fork_readers(g) : ik_fork_sharers(g);
 	if (ret == 0)
 		nw = start_workers(g, w, (int)(sizeof(w) / sizeof(w[0])), &ret);
 	if (ret == 0) {
@@ -272,7 +193,7 @@ static int one_rep(struct ctx *x, int kind, const struct kind_metrics *m, struct
 			ksm = s > ksm ? s : ksm;
 		}
 		if (kind == IK_FORK_SHARED && mb_now_ns() >= next_epoch) {
-			ret = fork_readers(g);
+			ret = ik_fork_readers(g);
 			next_epoch = mb_now_ns() + IK_EPOCH_MS * MS;
 		}
 		if ((g->movers & (1u << IM_NUMA_BALANCING)) && mb_now_ns() >= next_flip) {
@@ -285,7 +206,7 @@ static int one_rep(struct ctx *x, int kind, const struct kind_metrics *m, struct
 		pthread_join(mover, NULL);
 	for (int i = 0; i < nw; i++)
 		pthread_join(w[i].tid, NULL);
-	reap_all(g);
+	ik_reap_all(g);
 	if (ret == 0)
 		ret = g->mover_err ? g->mover_err : g->worker_err;
 	if (ret < 0) {
@@ -336,7 +257,7 @@ out:
 		for (int i = 0; i < g->sh->npids; i++)
 			if (g->sh->pids[i] > 0)
 				kill(g->sh->pids[i], SIGKILL);
-		reap_all(g);
+		ik_reap_all(g);
 	}
 	if (g) {
 		ik_region_unmap(g);
