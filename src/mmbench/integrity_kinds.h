@@ -176,9 +176,9 @@ int ik_region_remap(struct ik_run *g, size_t first, size_t n);
 /* KiB of AnonHugePages in this process (/proc/self/smaps_rollup), 0 if unknown. */
 uint64_t ik_anon_huge_kib(void);
 /* ksm: run=1 with a fast scan (the old values are put back by
- * mb_knob_restore_all), then waits up to timeout_s for pages_sharing > 0.
- * Returns pages_sharing, or -errno. */
-long ik_ksm_start(double timeout_s);
+ * mb_knob_restore_all), then waits up to timeout_s for pages_sharing to
+ * reach want. Returns pages_sharing (0: nothing merged), or -errno. */
+long ik_ksm_start(double timeout_s, long want);
 long ik_ksm_pages_sharing(void);
 
 /* integrity_workers.c */

@@ -183,7 +183,7 @@ long ik_ksm_pages_sharing(void)
 	return r < 0 ? r : strtol(line, NULL, 10);
 }
 
-long ik_ksm_start(double timeout_s)
+long ik_ksm_start(double timeout_s, long want)
 {
 	uint64_t deadline = mb_now_ns() + (uint64_t)(timeout_s * 1e9);
 	long sharing;
@@ -199,9 +199,9 @@ long ik_ksm_start(double timeout_s)
 		return r;
 	do {
 		sharing = ik_ksm_pages_sharing();
-		if (sharing != 0)
+		if (sharing < 0 || sharing >= want)
 			return sharing;
 		mb_sleep_until_ns(mb_now_ns() + 50 * 1000000ULL);
 	} while (mb_now_ns() < deadline);
-	return 0;
+	return sharing;
 }

@@ -14,11 +14,16 @@
  * A mismatch is counted once: the checker rewrites the page with what it
  * should hold.
  *
- * fork-shared children are the exception: their pages are COW copies of
- * the parent's at fork (shared by every child; the parent's own copy
- * splits off when it writes), nobody writes them, and each child checks
- * every page against the table as it was at the fork (snap_gen/snap_zero,
- * taken with every lock held), without locks. */
+ * fork-shared children are the exception. Anonymous pages stay shared
+ * across fork only while nobody writes them (a write COWs the page into the
+ * writer's own copy), so the children never write: every page of theirs is
+ * the one folio all of them map (and the parent too, until its writers COW
+ * it away), which the movers move with MPOL_MF_MOVE_ALL, unmapping it from
+ * every mm at once. Each child checks every page, over and over, against
+ * the table as it was at the fork (snap_gen/snap_zero, copied with every
+ * lock held), without locks: nothing in its mm changes them but the
+ * kernel. The parent forks new readers every IK_EPOCH_MS, so its COW
+ * faults keep racing with the migration of the folios they copy. */
 #include "integrity_kinds.h"
 #include "knobs.h"
 #include "util.h"
