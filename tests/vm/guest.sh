@@ -128,19 +128,28 @@ if [ "$mode" != full ]; then
 	[ -x "$mmbench" ] || die "$TEST_NAME: no static mmbench at $mmbench (make mmbench)"
 	[ -x "$mmbatchd" ] || die "$TEST_NAME: no mmbatchd at $mmbatchd (make daemon)"
 	initramfs=$logs/$tag.initramfs.cpio.gz
-	step initramfs "$vmtools/mkinitramfs.sh" -o "$initramfs" "$mmbench:/usr/bin/mmbench" "$mmbatchd:/usr/sbin/mmbatchd"
-	boot=(--timeout "${VM_QUICK_TIMEOUT:-600}") guest_env=''
+	# The build's own mm selftests go in too (tools/peer/selftests-build.sh);
+	# the quick set of tools/peer/selftests-<base>.list runs as a step.
+	step initramfs "$top/tools/peer/selftests-initramfs.sh" -o "$initramfs" "$kid" \
+		"$mmbench:/usr/bin/mmbench" "$mmbatchd:/usr/sbin/mmbatchd"
+	st_list=$top/tools/peer/selftests-$base.list
+	cpus=${VM_CPUS:-4}
+	boot=(--timeout "${VM_QUICK_TIMEOUT:-900}" --cpus "$cpus")
+	# The guest's sh reads these words (vmtest joins the command's words).
+	guest_env="GUEST_CPUS=$cpus ST_LIST=${st_list##*/}"
 	if [ "$mode" = debug ]; then
-		boot=(--timeout "${VM_DEBUG_TIMEOUT:-900}" --mem "${VM_DEBUG_MEM:-3072}")
-		# The guest's sh reads these words (vmtest joins the command's words).
+		boot=(--timeout "${VM_DEBUG_TIMEOUT:-1500}" --mem "${VM_DEBUG_MEM:-3072}" --cpus "$cpus")
 		# shellcheck disable=SC2089
-		guest_env="DEBUG_GUEST=1 INTEGRITY_ARGS='${VM_DEBUG_INTEGRITY:---seconds 8 --reps 2}' INTEGRITY_MIN_PAGES=${VM_DEBUG_MIGRATIONS:-10000}"
+		guest_env+=" DEBUG_GUEST=1 INTEGRITY_ARGS='${VM_DEBUG_INTEGRITY:---seconds 8 --reps 2}' INTEGRITY_MIN_PAGES=${VM_DEBUG_MIGRATIONS:-10000}"
 	fi
 	echo "$TEST_NAME: booting (drain knob in the series: $drain; ${boot[*]}${guest_env:+; $guest_env})"
 	# shellcheck disable=SC2090
-	"$vmtools/vmtest" boot "$image" --initramfs "$initramfs" "${boot[@]}" \
+	# log_buf_len: the selftests' kernel messages must not wrap the log the
+	# splat scan reads from its first line.
+	"$vmtools/vmtest" boot "$image" --initramfs "$initramfs" "${boot[@]}" --append log_buf_len=8M \
 		--log "$logs/$tag.console" --add "$here/lib.sh" --add "$here/quick_test.sh" \
-		-- ${guest_env:+"$guest_env"} sh quick_test.sh "$krel" "$drain" > "$logs/$tag.out" || rc=$?
+		--add "$here/selftests_lib.sh" --add "$here/kselftest_verdict.awk" --add "$st_list" \
+		-- "$guest_env" sh quick_test.sh "$krel" "$drain" > "$logs/$tag.out" || rc=$?
 else
 	rootfs=$logs/$tag.rootfs
 	# The daemon package first: its /etc/kernel/postinst.d hook must see the

@@ -12,9 +12,12 @@
 # Reads: MIGRATE_MIB (default 16), INTEGRITY_ARGS (mmbench integrity's
 # options, default --quick), INTEGRITY_MIN_PAGES (pages the kernel must
 # migrate during it, default 256), DEBUG_GUEST (1 on the debug builds: the
-# checkers are on and stayed on).
+# checkers are on and stayed on), GUEST_CPUS (vCPUs the host gave, default
+# 2), ST_LIST (the selftests list's file name in /vmtest).
 # shellcheck source=tests/vm/lib.sh
 . ./lib.sh
+# shellcheck source=tests/vm/selftests_lib.sh
+. ./selftests_lib.sh
 
 [ $# -eq 2 ] || { echo "usage: quick_test.sh KERNELRELEASE yes|no"; exit 2; }
 want_release=$1 drain=$2
@@ -22,10 +25,9 @@ migrate_mib=${MIGRATE_MIB:-16}
 integrity_args=${INTEGRITY_ARGS:---quick}
 integrity_min=${INTEGRITY_MIN_PAGES:-256}
 
-# The steps, in this order, each a function below. (Issue 15's mm
-# selftests become one more step here: a step_selftests function and its
-# name in this list; the debug guests run the same list.)
-steps="release integrity migrate contention drain"
+# The steps, in this order, each a function below; the debug guests run the
+# same list.
+steps="release integrity migrate contention drain selftests"
 [ "${DEBUG_GUEST:-0}" != 1 ] || steps="$steps debug"
 
 # vmstat_field NAME: its value, or "no-NAME" when /proc/vmstat lacks it
@@ -43,7 +45,7 @@ vmstat_delta() {
 step_release() {
 	vm_expect "running kernel release" "$want_release" "$(uname -r)"
 	vm_expect "NUMA nodes online" "0-1" "$(cat /sys/devices/system/node/online)"
-	vm_expect "CPUs online" "0-1" "$(cat /sys/devices/system/cpu/online)"
+	vm_expect "CPUs online" "0-$((${GUEST_CPUS:-2} - 1))" "$(cat /sys/devices/system/cpu/online)"
 }
 
 # 2. No byte lost or torn while pages migrate under writers, and the
@@ -94,7 +96,17 @@ step_drain() {
 	fi
 }
 
-# 6. (debug builds) The checkers ran: KASAN came up, and lockdep is still
+# 6. The kernel's own mm selftests, built from this build's tree: the quick
+#    set (debug guests: the debug set) of its list (tools/peer/selftests-<base>.list; migration needs 2
+#    nodes and at least 3 CPUs, or it skips itself), verdicts per test and
+#    per TAP case (tests/vm/selftests_lib.sh); a skip is listed, never passed.
+step_selftests() {
+	_set=quick
+	[ "${DEBUG_GUEST:-0}" != 1 ] || _set=debug
+	st_run_list "./${ST_LIST:?the guest command sets ST_LIST}" "$_set" /usr/lib/kselftest/mm
+}
+
+# 7. (debug builds) The checkers ran: KASAN came up, and lockdep is still
 #    validating after everything above (its first report turns it off).
 step_debug() {
 	vm_expect_ge "KASAN initialized (kernel log)" 1 "$(dmesg | grep -c 'KernelAddressSanitizer initialized')"

@@ -8,9 +8,15 @@
 #   splat_test     the kernel-splat scan every guest check ends with
 #                  (tests/vm/host.sh guest_splats) on recorded lockdep, KASAN,
 #                  WARN, oops and clean logs (no VM boot)
+#   selftest_verdict_test  the verdicts of the kernel's mm selftests
+#                  (tests/vm/kselftest_verdict.awk, host and busybox awk)
+#                  and patched >= vanilla (tools/peer/selftests-compare.sh)
+#                  on recorded outputs (no VM boot)
 #   vmtest_test    the harness itself (exit status, output, timeout, bad
 #                  option), booting the first build's IMAGE
-#   quick-<base>   per build: tests/vm/guest.sh quick (busybox initramfs)
+#   quick-<base>   per build: tests/vm/guest.sh quick (busybox initramfs,
+#                  4 vCPUs; with the quick set of the build's own mm
+#                  selftests, tools/peer/selftests-<base>.list)
 #   full-<base>    per build: tests/vm/guest.sh full (dpkg-installed kernel
 #                  and mmbatchd, dracut, systemd)
 #   debug-<base>   per debug build: tests/vm/guest.sh debug (the quick path
@@ -90,6 +96,7 @@ TEST_LOGS=$logs
 t_all=$SECONDS
 run_test --summary resolve_test env VM_BUILDS="$builds" bash "$here/resolve_test.sh"
 run_test --summary splat_test bash "$here/splat_test.sh"
+run_test --summary selftest_verdict_test bash "$here/selftest_verdict_test.sh"
 run_test --summary vmtest_test bash "$here/vmtest_test.sh" "$(bid_get "$first_build" IMAGE)"
 for t in "${tests[@]}"; do
 	run_test --summary "$t" "$here/guest.sh" "${t%%-*}" "${build_of[$t]}"

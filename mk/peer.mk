@@ -1,0 +1,21 @@
+# Other people's tests on our kernels (the "peer suites"): the kernel's own mm
+# selftests, built from each build's tree (tools/peer/selftests-build.sh), on
+# booted guests with 4 vCPUs and 2 NUMA nodes, patched against the vanilla
+# twin of the same base and config (tools/peer/selftests-run.sh), and on the
+# debug guests. check-vm runs the quick set of each list
+# (tools/peer/selftests-<base>.list) on the patched and debug guests; these
+# targets run the whole lists, outside `make check` (tens of minutes).
+
+PEER_BASES ?= $(GUEST_BASES)
+PEER_SELFTEST_BUILDS = $(foreach b,$(PEER_BASES),$(call guest_build,$(b)) $(call vanilla_build,$(b)))
+PEER_DEBUG_BUILDS = $(foreach b,$(PEER_BASES),$(call debug_build,$(b)))
+
+## proof: peer-selftests  the kernel's mm selftests (every test of tools/peer/selftests-<base>.list) on the patched and vanilla guests of PEER_BASES: verdict per test and TAP case, patched must pass all vanilla passes; report out/peer/selftests-report.txt
+PHONY += peer-selftests
+peer-selftests: $(addprefix guest-kernel-,$(PEER_BASES)) $(addprefix vanilla-kernel-,$(PEER_BASES)) $(MMB_STATIC) | deps-vm
+	@$(TOP)/tools/peer/selftests-run.sh --set full --report $(OUT)/peer/selftests-report.txt $(PEER_SELFTEST_BUILDS)
+
+## proof: peer-selftests-debug  the same lists on the debug guests (lockdep, KASAN, DEBUG_VM) of PEER_BASES, any splat fails; report out/peer/selftests-debug-report.txt
+PHONY += peer-selftests-debug
+peer-selftests-debug: $(addprefix debug-kernel-,$(PEER_BASES)) $(MMB_STATIC) | deps-vm
+	@$(TOP)/tools/peer/selftests-run.sh --set full --report $(OUT)/peer/selftests-debug-report.txt $(PEER_DEBUG_BUILDS)

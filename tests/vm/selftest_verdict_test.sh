@@ -1,0 +1,74 @@
+#!/bin/bash
+# The verdicts of the kernel selftests in the guests, no VM boot (tests/vm/
+# run.sh runs it as `selftest_verdict_test`):
+#   - tests/vm/kselftest_verdict.awk, under the host's awk and under busybox
+#     awk (the guest's), on outputs in kselftest's formats
+#     (tests/vm/fixtures/selftests/: the harness's TAP with a failed case,
+#     with every case skipped, kselftest.h's TAP with a skip and an XFAIL,
+#     plain output with exit 0, 4 (KSFT_SKIP) and 1) and on timeouts of a
+#     bounded and an unbounded test: a run whose cases all skipped is a
+#     skip, never a pass;
+#   - tools/peer/selftests-compare.sh: patched >= vanilla, a regression, a
+#     test failing on both, a build without a vanilla twin.
+# Reads: OUT (scratch space).
+set -u
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=tests/lib/assert.sh
+. "$TOP/tests/lib/assert.sh"
+scratch
+fx=$TOP/tests/vm/fixtures/selftests
+awkf=$TOP/tests/vm/kselftest_verdict.awk
+
+# verdict AWK NAME RC TIMEDOUT BOUNDED FIXTURE: the "test ..." line.
+verdict() {
+	$1 -v name="$2" -v rc="$3" -v timedout="$4" -v bounded="$5" -v limit=20 -f "$awkf" "$fx/$6" > "$T/v.out" 2>&1
+	tail -n 1 "$T/v.out"
+}
+for a in awk "busybox awk"; do
+	expect_eq "$a: harness TAP, one case failed, exit 1" "test fail exit status 1, first failed case migration.shared_anon" \
+		"$(verdict "$a" migration 1 0 0 harness-mixed.out)"
+	expect_line "$a: the failed case is its own line" "case migration migration.shared_anon fail -" "@$T/v.out"
+	expect_line "$a: a passed case" "case migration migration.private_anon pass -" "@$T/v.out"
+	expect_eq "$a: every case skipped, exit 0 (the harness says PASSED)" \
+		"test skip all 3 cases skipped: Not enough threads or NUMA nodes available" "$(verdict "$a" migration 0 0 0 harness-allskip.out)"
+	expect_line "$a: a skipped case says why" "case migration migration.shared_anon skip Not enough threads or NUMA nodes available" "@$T/v.out"
+	expect_eq "$a: ksft TAP with a skip and an XFAIL, exit 0" "test pass 3 of 4 cases passed, 1 skipped" \
+		"$(verdict "$a" madv_populate 0 0 0 ksft-partskip.out)"
+	expect_line "$a: an XFAIL case passes, saying so" "case madv_populate range_populated_with_THP pass expected failure (XFAIL): THP disabled" "@$T/v.out"
+	expect_line "$a: a case without a description is numbered" "case madv_populate case1 skip soft-dirty not supported" "@$T/v.out"
+	expect_eq "$a: plain output, exit 0" "test pass exit status 0" "$(verdict "$a" compaction_test 0 0 0 plain-pass.out)"
+	expect_eq "$a: plain output, exit 4 (KSFT_SKIP): the last line is why" \
+		"test skip KSM not available: /sys/kernel/mm/ksm/run missing" "$(verdict "$a" ksm_tests 4 0 0 plain-skip.out)"
+	expect_eq "$a: plain output, exit 1: the last line is why" \
+		"test fail exit status 1: userfaultfd: copy error: Resource temporarily unavailable" "$(verdict "$a" userfaultfd 1 0 0 plain-fail.out)"
+	expect_eq "$a: no output, exit 139" "test fail exit status 139: -" "$(verdict "$a" x 139 0 0 empty.out)"
+	expect_eq "$a: a bounded test killed at its bound passes" \
+		"test pass ran its 20 s bound without a failure (killed at the bound: the test loops until stopped)" "$(verdict "$a" transhuge-stress 143 1 1 empty.out)"
+	expect_eq "$a: a bounded test with a failed case at its bound fails" "test fail timed out after 20 s" \
+		"$(verdict "$a" transhuge-stress 143 1 1 harness-mixed.out)"
+	expect_eq "$a: an unbounded test killed at its timeout fails" "test fail timed out after 20 s" "$(verdict "$a" khugepaged 143 1 0 plain-pass.out)"
+done
+
+# The comparison.
+rows() { printf '%s\n' "$@" > "$T/rows"; }
+cmp_run() { capture crc "$TOP/tools/peer/selftests-compare.sh" "$T/rows"; }
+rows "6.1 vanilla 0 v migration pass 200 ok" "6.1 vanilla 0 v migration/migration.shared_anon fail - x" \
+	"6.1 mmbatch 0 p migration pass 190 ok" "6.1 mmbatch 0 p migration/migration.shared_anon fail - x" \
+	"6.1 mmbatch 0 p extra pass 1 ok"
+cmp_run
+expect_status "compare: patched passes all vanilla passes" 0 "$crc"
+expect_line "compare: a case failing on both is listed" "fails on both: p and v: migration/migration.shared_anon" "$crc_out"
+rows "6.1 vanilla 0 v migration pass 200 ok" "6.1 vanilla 0 v compaction_test pass 20 ok" \
+	"6.1 mmbatch 0 p migration pass 190 ok" "6.1 mmbatch 0 p compaction_test skip 20 no hugepages"
+cmp_run
+expect_status "compare: a test vanilla passes is skipped on patched" 1 "$crc"
+expect_line "compare: the regression names both kernels" "regression: p compaction_test: skip, passes on v" "$crc_out"
+rows "6.1 vanilla 0 v migration pass 200 ok" "6.1 mmbatch 0 p compaction_test pass 20 ok"
+cmp_run
+expect_status "compare: a test vanilla passes is not run on patched" 1 "$crc"
+expect_line "compare: not run" "regression: p migration: not run, passes on v" "$crc_out"
+rows "6.12 mmbatch 0 p migration pass 20 ok" "6.1 vanilla 1 vd migration pass 20 ok" "6.1 mmbatch 0 p61 migration pass 20 ok"
+cmp_run
+expect_status "compare: builds without a vanilla twin (a debug vanilla is no twin of a normal build)" 3 "$crc"
+expect_line "compare: names the build without a twin" "no vanilla twin: p61 (base and debug setting 6.1 0)" "$crc_out"
+test_summary

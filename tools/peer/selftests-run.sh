@@ -1,0 +1,100 @@
+#!/bin/bash
+# The kernel's own mm selftests on booted guests, one boot per build, and
+# the report: per test and kernel, its verdict and seconds.
+#   selftests-run.sh [--set quick|debug|full] [--report FILE] BUILD_IDENTITY...
+# Each build boots (qemu TCG, 4 vCPUs, 2 NUMA nodes; tools/vmtest/vmtest)
+# the busybox initramfs with its selftests (tools/peer/selftests-initramfs.sh)
+# and runs tests/vm/selftests_full.sh on tools/peer/selftests-<base>.list.
+# A kernel splat in the guest's log or console fails that build's run
+# (tests/vm/host.sh guest_splats). Then, per base, every test (and TAP
+# case) that passed on the build's vanilla twin (VARIANT vanilla, the same
+# base) must pass on each patched build: a regression fails the run; a test
+# that fails on both is listed as such, with the kernel's own words.
+# Report (default $OUT/peer/selftests-report.txt): lines
+#   KERNELRELEASE TEST VERDICT SECONDS WHY
+#   KERNELRELEASE TEST/CASE VERDICT - WHY
+# Logs: $OUT/peer/selftests/run/<release>.{out,console,dmesg}.
+# Reads: OUT, VM_CPUS (4), VM_MEM (MiB, 2048; debug builds 3072),
+# MMBENCH_STATIC (default $OUT/bin/static/mmbench), VMTEST_*.
+set -eu -o pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+out=${OUT:-$top/out}
+export OUT=$out
+usage() { echo "usage: selftests-run.sh [--set quick|debug|full] [--report FILE] BUILD_IDENTITY..." >&2; exit 2; }
+set_name=full report=$out/peer/selftests-report.txt
+while [ $# -gt 0 ]; do
+	case $1 in
+	--set) [ $# -ge 2 ] || usage; set_name=$2; shift 2 ;;
+	--report) [ $# -ge 2 ] || usage; report=$2; shift 2 ;;
+	-h|--help) usage ;;
+	-*) echo "ERROR: selftests-run: unknown option '$1'" >&2; exit 2 ;;
+	*) break ;;
+	esac
+done
+case $set_name in quick|debug|full) ;; *) echo "ERROR: selftests-run: --set '$set_name': expected quick, debug or full" >&2; exit 2 ;; esac
+[ $# -ge 1 ] || usage
+TEST_NAME=selftests
+# shellcheck source=tests/lib/assert.sh
+. "$top/tests/lib/assert.sh"
+# shellcheck source=tests/vm/host.sh
+. "$top/tests/vm/host.sh"
+# shellcheck source=tools/kbuild/identity.sh
+. "$top/tools/kbuild/identity.sh"
+mmbench=${MMBENCH_STATIC:-$out/bin/static/mmbench}
+[ -x "$mmbench" ] || { echo "ERROR: selftests-run: no static mmbench at $mmbench (make mmbench)" >&2; exit 1; }
+logs=$out/peer/selftests/run
+mkdir -p "$logs" "$(dirname "$report")"
+rows=$logs/rows.txt
+: > "$rows"
+
+for build in "$@"; do
+	bid_check "$build"
+	base=$(bid_get "$build" BASE) krel=$(bid_get "$build" KERNELRELEASE) image=$(bid_get "$build" IMAGE)
+	variant=$(bid_get "$build" VARIANT) debug=$(bid_get "$build" DEBUG)
+	list=$here/selftests-$base.list
+	cpus=${VM_CPUS:-4} mem=${VM_MEM:-2048}
+	[ "$debug" = 0 ] || mem=${VM_MEM:-3072}
+	# The bound of the boot: the tests' own timeouts, plus boot and margin;
+	# a debug kernel (KASAN, lockdep) runs everything about 5x slower.
+	limit=$(awk -v set="$set_name" '!/^[ \t]*(#|$)/ && (set == "full" || index("+" $2 "+", "+" set "+")) { s += $3 } END { print s + 300 }' "$list")
+	[ "$debug" = 0 ] || limit=$((limit * 2))
+	initramfs=$logs/$krel.initramfs.cpio.gz
+	echo "== $krel ($variant, debug $debug): selftests-$base.list set $set_name, $cpus vCPUs, $mem MiB, bound $limit s"
+	"$here/selftests-initramfs.sh" -o "$initramfs" "$build" "$mmbench:/usr/bin/mmbench"
+	rc=0 t0=$SECONDS
+	"$top/tools/vmtest/vmtest" boot "$image" --initramfs "$initramfs" --cpus "$cpus" --nodes 2 --mem "$mem" \
+		--timeout "$limit" --append log_buf_len=8M --log "$logs/$krel.console" \
+		--add "$top/tests/vm/lib.sh" --add "$top/tests/vm/selftests_lib.sh" \
+		--add "$top/tests/vm/kselftest_verdict.awk" --add "$list" --add "$top/tests/vm/selftests_full.sh" \
+		-- "GUEST_CPUS=$cpus ST_LIST=${list##*/} ST_SET=$set_name" sh selftests_full.sh "$krel" > "$logs/$krel.out" || rc=$?
+	echo "$krel: the boot took $((SECONDS - t0)) s (vmtest exit $rc)"
+	grep -E '^(selftest|selftest-case|FAIL|NOT-LIVE) ' "$logs/$krel.out" | sed 's/^/    /' || true
+	expect_status "$krel: vmtest boot (selftests_full.sh; console $logs/$krel.console)" 0 "$rc"
+	guest_splats "$logs/$krel.out" "$logs/$krel.console"
+	awk -v k="$krel" -v b="$base" -v var="$variant" -v dbg="$debug" '
+		$1 == "selftest" { why = ""; for (i = 5; i <= NF; i++) why = why (i > 5 ? " " : "") $i; print b, var, dbg, k, $2, $3, $4, why }
+		$1 == "selftest-case" { why = ""; for (i = 5; i <= NF; i++) why = why (i > 5 ? " " : "") $i; print b, var, dbg, k, $2 "/" $3, $4, "-", why }' \
+		"$logs/$krel.out" >> "$rows"
+	n=$(grep -c "^$base $variant $debug $krel " "$rows" || true)
+	if [ "$n" -ge 1 ]; then pass "$krel: $n selftest verdicts read"; else fail "$krel: no selftest verdict in $logs/$krel.out"; fi
+done
+
+# The report, and patched >= vanilla per base (debug builds against the
+# vanilla build of the same debug setting).
+{
+	echo "# mm selftests, $(date -u +%Y-%m-%dT%H:%MZ), set $set_name (tools/peer/selftests-run.sh)"
+	echo "# KERNELRELEASE TEST[/CASE] VERDICT SECONDS WHY"
+	awk '{ why = ""; for (i = 8; i <= NF; i++) why = why " " $i; print $4, $5, $6, $7 why }' "$rows"
+} > "$report"
+crc=0
+"$here/selftests-compare.sh" "$rows" > "$logs/compare.txt" || crc=$?
+tee -a "$report" < "$logs/compare.txt" | sed 's/^/  /'
+case $crc in
+0) pass "every patched build passes every test and case its vanilla twin passes" ;;
+3) skip "patched >= vanilla" "a build has no vanilla twin among the builds given (listed above)" ;;
+*) fail "a patched build fails a test or case its vanilla twin passes (listed above; exit $crc)" ;;
+esac
+echo "selftests: report $report"
+test_summary
