@@ -58,8 +58,8 @@ static int transient_for(pid_t pid, int err)
 
 struct mover {
 	struct ik_run *g;
-	void **pages;
-	int *nodes, *status;
+	void **pages, **req;
+	int *nodes, *status, *before;
 	pid_t pids[1 + IK_MAX_SHARERS];
 	int npids;
 };
@@ -79,26 +79,55 @@ static void current_pids(struct mover *m)
 	}
 }
 
+/* A failed migration ends a move_pages(2) call: the pages after it keep
+ * the status we put there (INT_MIN; seen with KSM pages, where the list
+ * holds each KSM folio many times). Those are asked again, a few times. */
+#define MOVE_TRIES 4
+
 static int round_move_pages(struct mover *m, int target)
 {
 	struct ik_run *g = m->g;
 	int flags = g->move_all ? MPOL_MF_MOVE_ALL_ : MPOL_MF_MOVE_;
 
 	for (int p = 0; p < m->npids; p++) {
+		size_t n = g->npages;
 		long r;
 
-		for (size_t i = 0; i < g->npages; i++) {
-			m->nodes[i] = target;
-			m->status[i] = INT_MIN;
-		}
-		r = syscall(SYS_move_pages, m->pids[p], (unsigned long)g->npages, m->pages, m->nodes,
-			    m->status, flags);
+		/* where the pages are now: a page already on target is no move */
+		r = syscall(SYS_move_pages, m->pids[p], (unsigned long)n, m->pages, NULL, m->before, 0);
 		if (r < 0 && !transient_for(m->pids[p], -errno))
 			return -errno;
-		if (r < 0)
-			g->mover_errors++;
-		for (size_t i = 0; i < g->npages; i++)
-			g->moved += m->status[i] == target;
+		for (size_t i = 0; i < n; i++) {
+			m->req[i] = m->pages[i];
+			if (r < 0)
+				m->before[i] = INT_MIN;
+		}
+		for (int t = 0; t < MOVE_TRIES && n > 0; t++) {
+			size_t left = 0;
+
+			for (size_t i = 0; i < n; i++) {
+				m->nodes[i] = target;
+				m->status[i] = INT_MIN;
+			}
+			r = syscall(SYS_move_pages, m->pids[p], (unsigned long)n, m->req, m->nodes,
+				    m->status, flags);
+			if (r < 0 && !transient_for(m->pids[p], -errno))
+				return -errno;
+			if (r < 0) {
+				g->mover_errors++;
+				break;
+			}
+			for (size_t i = 0; i < n; i++) {
+				if (m->status[i] == INT_MIN) {
+					m->req[left] = m->req[i];
+					m->before[left++] = m->before[i];
+					continue;
+				}
+				g->moved += m->status[i] == target && m->before[i] >= 0 &&
+					    m->before[i] != target;
+			}
+			n = left;
+		}
 	}
 	return 0;
 }
@@ -158,7 +187,9 @@ void *ik_mover_main(void *arg)
 	m.pages = calloc(g->npages, sizeof(*m.pages));
 	m.nodes = calloc(g->npages, sizeof(*m.nodes));
 	m.status = calloc(g->npages, sizeof(*m.status));
-	if (!m.pages || !m.nodes || !m.status) {
+	m.before = calloc(g->npages, sizeof(*m.before));
+	m.req = calloc(g->npages, sizeof(*m.req));
+	if (!m.pages || !m.nodes || !m.status || !m.before || !m.req) {
 		g->mover_err = -ENOMEM;
 		goto out;
 	}
@@ -189,5 +220,7 @@ out:
 	free(m.pages);
 	free(m.nodes);
 	free(m.status);
+	free(m.before);
+	free(m.req);
 	return NULL;
 }
