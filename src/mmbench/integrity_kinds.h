@@ -167,6 +167,8 @@ const char *ik_kind_unavailable(int kind, const char *dir, int one_node_test, ch
 				size_t size);
 int ik_region_map(struct ik_run *g, const char *dir);
 void ik_region_unmap(struct ik_run *g);
+/* Pages [0, this) are MADV_HUGEPAGE (THP kinds), the rest small. */
+size_t ik_huge_pages(const struct ik_run *g);
 /* madvise/mbind of [first, first+n) pages as the kind wants them (after a
  * remap too). */
 void ik_region_advise(struct ik_run *g, size_t first, size_t n);

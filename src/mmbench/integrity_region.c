@@ -114,16 +114,20 @@ void ik_region_unmap(struct ik_run *g)
 	g->path[0] = '\0';
 }
 
+size_t ik_huge_pages(const struct ik_run *g)
+{
+	/* mixed: the first half THPs (whole PMDs), the rest small folios, so
+	 * one move_pages(2) list holds both */
+	if (g->kind == IK_MIXED)
+		return g->npages / 2 / IK_THP_PAGES * IK_THP_PAGES;
+	return g->kind == IK_ANON_THP ? g->npages : 0;
+}
+
 void ik_region_advise(struct ik_run *g, size_t first, size_t n)
 {
 	char *p = g->mem + first * 4096;
-	size_t huge = g->kind == IK_ANON_THP ? g->npages : g->kind == IK_MIXED ? g->npages / 2 : 0;
+	size_t huge = ik_huge_pages(g);
 
-	/* mixed: the first half THPs (npages/2 is whole PMDs: see
-	 * ik_kind_pages), the rest small folios, so one move_pages(2) list
-	 * holds both */
-	if (huge && g->kind == IK_MIXED)
-		huge = huge / IK_THP_PAGES * IK_THP_PAGES;
 	for (size_t i = first; i < first + n;) {
 		size_t end = i < huge ? (first + n < huge ? first + n : huge) : first + n;
 

@@ -32,7 +32,8 @@
 #define KSM_WAIT_S 10.0
 
 struct kind_metrics {
-	int corrupt, lost, pgmig, moved, rounds, checked, writes, disturb, numa, huge, ksm, syncs;
+	int corrupt, lost, pgmig, moved, rounds, checked, writes, disturb, numa, huge, huge_end, ksm;
+	int syncs;
 };
 
 struct kind_total {
@@ -121,7 +122,7 @@ static int one_rep(struct ctx *x, int kind, const struct kind_metrics *m, struct
 	struct ik_worker w[72];
 	pthread_t mover;
 	int nw = 0, mover_started = 0, ret = 0, skip = 0;
-	uint64_t pg_ok = 0, numa = 0, huge = 0, deadline, next_epoch, next_flip;
+	uint64_t pg_ok = 0, numa = 0, huge = 0, huge_end = 0, deadline, next_epoch, next_flip;
 	long ksm = 0;
 
 	if (!g || !before || !after || !d) {
@@ -217,6 +218,8 @@ static int one_rep(struct ctx *x, int kind, const struct kind_metrics *m, struct
 	}
 	if (x->o->inject_corruption)
 		inject(g);
+	if (kind == IK_ANON_THP || kind == IK_MIXED)
+		huge_end = ik_anon_huge_kib();
 	/* the final check: every page, every byte, in the parent's view */
 	for (size_t i = 0; i < g->npages; i++)
 		(void)ik_check_locked(g, i, "final check");
@@ -237,8 +240,10 @@ static int one_rep(struct ctx *x, int kind, const struct kind_metrics *m, struct
 	mb_metric_push(x->r, m->disturb, (double)g->sh->disturbances);
 	if (m->numa >= 0)
 		mb_metric_push(x->r, m->numa, (double)numa);
-	if (m->huge >= 0)
+	if (m->huge >= 0) {
 		mb_metric_push(x->r, m->huge, (double)huge);
+		mb_metric_push(x->r, m->huge_end, (double)huge_end);
+	}
 	if (m->ksm >= 0)
 		mb_metric_push(x->r, m->ksm, (double)ksm);
 	if (m->syncs >= 0)
@@ -330,6 +335,8 @@ static int run_kind(struct ctx *x, int kind, struct kind_total *t, char *reason,
 	m.numa = nb ? add_metric(x->r, kind, "numa_pages_migrated", "pages", MB_BETTER_NONE) : -1;
 	m.huge = kind == IK_ANON_THP || kind == IK_MIXED ?
 		 add_metric(x->r, kind, "anon_huge_kib", "KiB", MB_BETTER_NONE) : -1;
+	m.huge_end = m.huge >= 0 ?
+		     add_metric(x->r, kind, "anon_huge_kib_end", "KiB", MB_BETTER_NONE) : -1;
 	m.ksm = kind == IK_KSM ? add_metric(x->r, kind, "pages_sharing", "pages", MB_BETTER_NONE) : -1;
 	m.syncs = kind == IK_FILE ? add_metric(x->r, kind, "syncs", "calls", MB_BETTER_NONE) : -1;
 	if (nb)

@@ -173,14 +173,17 @@ static void ksm_writer_loop(struct ik_run *g)
 }
 
 /* mprotect(PROT_READ) and back, MADV_DONTNEED, munmap+remap, in turn, on a
- * chunk whose locks it holds: nobody touches those pages meanwhile. */
+ * chunk whose locks it holds: nobody touches those pages meanwhile. In the
+ * THP part a chunk is a whole THP (2 MiB aligned): the THP is protected,
+ * zapped or remapped whole and faults back in as a THP, where 16 pages
+ * would split it for good within the first milliseconds. */
 static void disturber_loop(struct ik_run *g)
 {
-	size_t chunks = g->npages / IK_CHUNK, len = IK_CHUNK * 4096;
+	size_t chunks = g->npages / IK_CHUNK, huge = ik_huge_pages(g);
 	uint64_t x = 0x2545F4914F6CDD1DULL ^ (uint64_t)getpid(), n = 0;
 
 	while (!stopped(g) && g->worker_err == 0) {
-		size_t first;
+		size_t first, pages = IK_CHUNK, len;
 		char *p;
 		int r = 0;
 
@@ -188,8 +191,13 @@ static void disturber_loop(struct ik_run *g)
 		x ^= x >> 7;
 		x ^= x << 17;
 		first = (size_t)(x % chunks) * IK_CHUNK;
+		if (first < huge) {
+			first = first / IK_THP_PAGES * IK_THP_PAGES;
+			pages = IK_THP_PAGES;
+		}
 		p = g->mem + first * 4096;
-		for (size_t i = first; i < first + IK_CHUNK; i++)
+		len = pages * 4096;
+		for (size_t i = first; i < first + pages; i++)
 			ik_lock(&g->lock[i]);
 		switch (n % 3) {
 		case 0:
@@ -204,15 +212,15 @@ static void disturber_loop(struct ik_run *g)
 				r = -errno;
 			break;
 		default:
-			r = ik_region_remap(g, first, IK_CHUNK);
+			r = ik_region_remap(g, first, pages);
 			break;
 		}
 		/* private memory reads as zeros after a zap; shmem and file pages
 		 * stay in the page cache */
 		if (n % 3 != 0 && ik_private(g->kind))
-			for (size_t i = first; i < first + IK_CHUNK; i++)
+			for (size_t i = first; i < first + pages; i++)
 				g->zero[i] = 1;
-		for (size_t i = first; i < first + IK_CHUNK; i++)
+		for (size_t i = first; i < first + pages; i++)
 			ik_unlock(&g->lock[i]);
 		if (r < 0) {
 			g->err_what = n % 3 == 0 ? "mprotect(2)" : n % 3 == 1 ? "madvise(MADV_DONTNEED)" :
