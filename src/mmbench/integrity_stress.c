@@ -33,7 +33,7 @@
 
 struct kind_metrics {
 	int corrupt, lost, pgmig, moved, rounds, checked, writes, disturb, numa, huge, huge_end, ksm;
-	int syncs;
+	int syncs, thp_mig;
 };
 
 struct kind_total {
@@ -122,7 +122,7 @@ static int one_rep(struct ctx *x, int kind, const struct kind_metrics *m, struct
 	struct ik_worker w[72];
 	pthread_t mover;
 	int nw = 0, mover_started = 0, ret = 0, skip = 0;
-	uint64_t pg_ok = 0, numa = 0, huge = 0, huge_end = 0, deadline, next_epoch, next_flip;
+	uint64_t pg_ok = 0, numa = 0, huge = 0, huge_end = 0, thp_mig = 0, deadline, next_epoch, next_flip;
 	long ksm = 0;
 
 	if (!g || !before || !after || !d) {
@@ -230,6 +230,7 @@ static int one_rep(struct ctx *x, int kind, const struct kind_metrics *m, struct
 	mb_counters_delta(before, after, d);
 	(void)mb_vmstat_get(d, "pgmigrate_success", &pg_ok);
 	(void)mb_vmstat_get(d, "numa_pages_migrated", &numa);
+	(void)mb_vmstat_get(d, "thp_migration_success", &thp_mig);
 	mb_metric_push(x->r, m->corrupt, (double)g->sh->corrupt_bytes);
 	mb_metric_push(x->r, m->lost, (double)g->sh->lost);
 	mb_metric_push(x->r, m->pgmig, (double)pg_ok);
@@ -243,6 +244,7 @@ static int one_rep(struct ctx *x, int kind, const struct kind_metrics *m, struct
 	if (m->huge >= 0) {
 		mb_metric_push(x->r, m->huge, (double)huge);
 		mb_metric_push(x->r, m->huge_end, (double)huge_end);
+		mb_metric_push(x->r, m->thp_mig, (double)thp_mig);
 	}
 	if (m->ksm >= 0)
 		mb_metric_push(x->r, m->ksm, (double)ksm);
@@ -337,6 +339,8 @@ static int run_kind(struct ctx *x, int kind, struct kind_total *t, char *reason,
 		 add_metric(x->r, kind, "anon_huge_kib", "KiB", MB_BETTER_NONE) : -1;
 	m.huge_end = m.huge >= 0 ?
 		     add_metric(x->r, kind, "anon_huge_kib_end", "KiB", MB_BETTER_NONE) : -1;
+	m.thp_mig = m.huge >= 0 ?
+		    add_metric(x->r, kind, "thp_migration_success", "THPs", MB_BETTER_NONE) : -1;
 	m.ksm = kind == IK_KSM ? add_metric(x->r, kind, "pages_sharing", "pages", MB_BETTER_NONE) : -1;
 	m.syncs = kind == IK_FILE ? add_metric(x->r, kind, "syncs", "calls", MB_BETTER_NONE) : -1;
 	if (nb)

@@ -215,6 +215,11 @@ static void disturber_loop(struct ik_run *g)
 			r = ik_region_remap(g, first, pages);
 			break;
 		}
+		/* a zapped THP is faulted back by a write: the writers check it
+		 * before they write, and a read would map the huge zero page,
+		 * whose COW gives small pages */
+		if (r == 0 && n % 3 != 0 && pages == IK_THP_PAGES)
+			*(volatile char *)p = 0;
 		/* private memory reads as zeros after a zap; shmem and file pages
 		 * stay in the page cache */
 		if (n % 3 != 0 && ik_private(g->kind))
