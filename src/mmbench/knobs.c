@@ -24,7 +24,8 @@ static int handlers_set;
 
 static void restore_one(const struct knob *k)
 {
-	int fd = open(k->path, O_WRONLY | O_CLOEXEC);
+	/* O_TRUNC: sysfs ignores it, a plain file (the unit test) needs it */
+	int fd = open(k->path, O_WRONLY | O_TRUNC | O_CLOEXEC);
 
 	if (fd < 0)
 		return;
