@@ -12,9 +12,18 @@
 # entry, which holds rootfs.img (disk.img with --grub), vmlinuz, initrd.img
 # (the dracut one from the package install), kernelrelease and packages.txt.
 # Nothing goes to stdout: the caller reads DIR/<file>.
-#   mkrootfs.sh -o DIR [--size MIB] [--grub] DEB...
+#   mkrootfs.sh -o DIR [--size MIB] [--grub] [--apt PKG]... DEB...
 #       DEBs are installed in this order; at least one is a kernel image, and
 #       the first kernel given is the one exported as vmlinuz/initrd.img.
+#   --apt PKG  also install Debian's package PKG (repeatable; e.g. stress-ng
+#           for tools/peer/stress-ng.sh): its .deb is fetched on the host with
+#           `apt-get download` into $OUT/cache/debs/ (once; the cached file is
+#           used after that) and installed with `dpkg -i` after the DEBs, its
+#           dependencies before them. The fetched .deb is hashed into the
+#           cache key like a DEB, so an image with PKG is its own entry.
+# Dependencies of the DEBs and PKGs that the base chroot lacks are fetched the
+# same way, with theirs, until nothing is missing, and installed first, in one
+# `dpkg -i` (which orders their configuration).
 #   --grub  a bootable disk instead of a bare filesystem: grub-pc from the
 #           Debian archive is installed before the DEBs (so its kernel hooks
 #           run update-grub once grub.cfg exists), the filesystem goes into
@@ -28,18 +37,20 @@
 #        the cache, newest first, default 4), plus what tools/pkg/mkchroot.sh reads.
 set -eu
 
-usage() { echo "usage: mkrootfs.sh -o DIR [--size MIB] [--grub] DEB..." >&2; exit 2; }
+usage() { echo "usage: mkrootfs.sh -o DIR [--size MIB] [--grub] [--apt PKG]... DEB..." >&2; exit 2; }
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 out=${OUT:-$top/out}
 size=2048
 grub=0
 result=
+apt_pkgs=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-o) [ $# -ge 2 ] || usage; result=$2; shift 2 ;;
 	--size) [ $# -ge 2 ] || usage; size=$2; shift 2 ;;
 	--grub) grub=1; shift ;;
+	--apt) [ $# -ge 2 ] || usage; apt_pkgs+=("$2"); shift 2 ;;
 	-h|--help) usage ;;
 	--) shift; break ;;
 	-*) echo "ERROR: mkrootfs: unknown option '$1'" >&2; exit 2 ;;
@@ -55,12 +66,35 @@ for deb in "$@"; do
 	dpkg-deb -f "$deb" Package >/dev/null 2>&1 || { echo "ERROR: mkrootfs: '$deb' is not a .deb" >&2; exit 1; }
 done
 
+# cached_deb PKG: the archive's .deb of PKG in $out/cache/debs (fetched with
+# `apt-get download` the first time), its path printed.
+cached_deb() {
+	local pkg=$1 f
+	case "$pkg" in ''|*[!a-z0-9.+-]*) echo "ERROR: mkrootfs: '$pkg' is not a Debian package name" >&2; return 1 ;; esac
+	mkdir -p "$out/cache/debs"
+	if ! ls "$out/cache/debs/${pkg}"_*.deb >/dev/null 2>&1; then
+		(cd "$out/cache/debs" && apt-get download -q -o APT::Sandbox::User=root "$pkg" >/dev/null) ||
+			{ echo "ERROR: mkrootfs: cannot fetch '$pkg' (apt-get download)" >&2; return 1; }
+	fi
+	f=$(ls "$out/cache/debs/${pkg}"_*.deb 2>/dev/null | tail -n 1)
+	[ -n "$f" ] || { echo "ERROR: mkrootfs: apt-get download '$pkg' left no ${pkg}_*.deb" >&2; return 1; }
+	echo "$f"
+}
+apt_debs=()
+for pkg in ${apt_pkgs[@]+"${apt_pkgs[@]}"}; do
+	f=$(cached_deb "$pkg") || exit 1
+	apt_debs+=("$f")
+done
+
 mkchroot=$top/tools/pkg/mkchroot.sh
 [ -x "$mkchroot" ] || { echo "ERROR: mkrootfs: needs $mkchroot (the shared chroot builder)" >&2; exit 1; }
 export OUT=$out
 base=$("$mkchroot" tarball)
+# --apt adds its package names and .debs (nothing without it).
 key=$( { echo "$base $size ${VM_SMOKE_TIMEOUT:-300} grub=$grub"; sha256sum "$0" "$here/vmtest-run" "$here"/vmtest-*.service | cut -d' ' -f1;
-	for deb in "$@"; do sha256sum < "$deb"; done; } | sha256sum | cut -c1-16)
+	for deb in "$@"; do sha256sum < "$deb"; done
+	[ ${#apt_debs[@]} -eq 0 ] || { echo "apt: ${apt_pkgs[*]}"; for deb in "${apt_debs[@]}"; do sha256sum < "$deb"; done; }; } |
+	sha256sum | cut -c1-16)
 dest=$out/vm/rootfs/$key
 # publish: $result names the cache entry (touched: newest use first for the
 # pruning below).
@@ -111,23 +145,35 @@ missing_deps() {
 				if (!sat && alt[1] != "") print alt[1]
 			}' | sort -u
 }
-deps=$(missing_deps "$@")
+# The dependency closure: fetch what is missing, then what those need, until
+# nothing is (a package that cannot be fetched fails the build).
 dep_debs=()
-if [ -n "$deps" ]; then
+fetched=' '
+for _ in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
+	deps=$(missing_deps "$@" ${apt_debs[@]+"${apt_debs[@]}"} ${dep_debs[@]+"${dep_debs[@]}"})
+	[ -n "$deps" ] || break
 	echo "mkrootfs: dependencies not in the base chroot, fetched from the registry: $(echo $deps)" >&2
-	mkdir -p "$out/cache/debs"
 	for dep in $deps; do
-		if ! ls "$out/cache/debs/${dep}"_*.deb >/dev/null 2>&1; then
-			(cd "$out/cache/debs" && apt-get download -q -o APT::Sandbox::User=root "$dep" >/dev/null) ||
-				{ echo "ERROR: mkrootfs: cannot fetch dependency '$dep'" >&2; exit 1; }
-		fi
-		dep_debs+=("$(ls "$out/cache/debs/${dep}"_*.deb | tail -n 1)")
+		case "$fetched" in *" $dep "*)
+			echo "ERROR: mkrootfs: dependency '$dep' is still missing after fetching it (a virtual package? versions are not compared)" >&2
+			exit 1 ;;
+		esac
+		fetched+="$dep "
+		f=$(cached_deb "$dep") || { echo "ERROR: mkrootfs: cannot fetch dependency '$dep'" >&2; exit 1; }
+		dep_debs+=("$f")
 	done
-fi
-# One dpkg -i per package: the dependencies first, then the given ones in
-# their order; the index prefix keeps that order in the glob.
+done
+[ -z "$deps" ] || { echo "ERROR: mkrootfs: dependencies still missing after 20 rounds: $(echo $deps)" >&2; exit 1; }
+# The dependencies first, in one dpkg -i (deps/); then one dpkg -i per
+# package: the given ones in their order, then the --apt ones; the index
+# prefix keeps that order in the glob.
 n=10
-for deb in ${dep_debs[@]+"${dep_debs[@]}"} "$@"; do cp "$deb" "$root/vmtest-debs/$n-$(basename "$deb")"; n=$((n + 1)); done
+if [ ${#dep_debs[@]} -gt 0 ]; then
+	mkdir -p "$root/vmtest-debs/deps"
+	for deb in "${dep_debs[@]}"; do cp "$deb" "$root/vmtest-debs/deps/"; done
+	echo "mkrootfs: dpkg -i (the dependencies, together): $(cd "$root/vmtest-debs/deps" && echo *.deb)" >&2
+fi
+for deb in "$@" ${apt_debs[@]+"${apt_debs[@]}"}; do cp "$deb" "$root/vmtest-debs/$n-$(basename "$deb")"; n=$((n + 1)); done
 echo "mkrootfs: dpkg -i, in this order: $(cd "$root/vmtest-debs" && echo *.deb)" >&2
 # Not a running system: maintainer scripts may enable units, not start them.
 printf '#!/bin/sh\nexit 101\n' > "$root/usr/sbin/policy-rc.d"
@@ -151,7 +197,8 @@ if [ $grub = 1 ]; then
 	rm -rf "$root/var/lib/apt/lists/"*_Packages
 fi
 if ! PATH=/usr/sbin:/usr/bin:/sbin:/bin LC_ALL=C DEBIAN_FRONTEND=noninteractive \
-	chroot "$root" sh -c 'for deb in /vmtest-debs/*.deb; do dpkg -i "$deb" || exit 1; done' > "$work/dpkg.log" 2>&1; then
+	chroot "$root" sh -c 'if [ -d /vmtest-debs/deps ]; then dpkg -i /vmtest-debs/deps/*.deb || exit 1; fi
+		for deb in /vmtest-debs/*.deb; do dpkg -i "$deb" || exit 1; done' > "$work/dpkg.log" 2>&1; then
 	tail -n 30 "$work/dpkg.log" >&2
 	echo "ERROR: mkrootfs: dpkg -i failed (log above)" >&2
 	exit 1
