@@ -5,8 +5,8 @@
 #   st_run_list LIST SET DIR
 # LIST: tools/peer/selftests-<base>.list (NAME SET TIMEOUT_S FLAGS COMMAND...);
 # SET: a set name the list's SET column holds (quick: check-vm's patched
-# guests, debug: its debug guests; the column is a +-list, quick+debug), or
-# full (every line); DIR: where the binaries
+# guests; the column may be a +-list, e.g. quick+nightly), or full (every
+# line); DIR: where the binaries
 # are (tools/peer/selftests-initramfs.sh puts them in /usr/lib/kselftest/mm).
 # Each test runs in DIR in its own session, killed (the whole process group)
 # at TIMEOUT_S; its output is printed indented, then kselftest_verdict.awk

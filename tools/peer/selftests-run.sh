@@ -1,7 +1,7 @@
 #!/bin/bash
 # The kernel's own mm selftests on booted guests, one boot per build, and
 # the report: per test and kernel, its verdict and seconds.
-#   selftests-run.sh [--set quick|debug|full] [--report FILE] BUILD_IDENTITY...
+#   selftests-run.sh [--set quick|full] [--report FILE] BUILD_IDENTITY...
 # Each build boots (qemu TCG, 4 vCPUs, 2 NUMA nodes; tools/vmtest/vmtest)
 # the busybox initramfs with its selftests (tools/peer/selftests-initramfs.sh)
 # and runs tests/vm/selftests_full.sh on tools/peer/selftests-<base>.list.
@@ -22,7 +22,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 out=${OUT:-$top/out}
 export OUT=$out
-usage() { echo "usage: selftests-run.sh [--set quick|debug|full] [--report FILE] BUILD_IDENTITY..." >&2; exit 2; }
+usage() { echo "usage: selftests-run.sh [--set quick|full] [--report FILE] BUILD_IDENTITY..." >&2; exit 2; }
 set_name=full report=$out/peer/selftests-report.txt
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -33,7 +33,7 @@ while [ $# -gt 0 ]; do
 	*) break ;;
 	esac
 done
-case $set_name in quick|debug|full) ;; *) echo "ERROR: selftests-run: --set '$set_name': expected quick, debug or full" >&2; exit 2 ;; esac
+case $set_name in quick|full) ;; *) echo "ERROR: selftests-run: --set '$set_name': expected quick or full" >&2; exit 2 ;; esac
 [ $# -ge 1 ] || usage
 TEST_NAME=selftests
 # shellcheck source=tests/lib/assert.sh
