@@ -19,3 +19,17 @@ peer-selftests: $(addprefix guest-kernel-,$(PEER_BASES)) $(addprefix vanilla-ker
 PHONY += peer-selftests-debug
 peer-selftests-debug: $(addprefix debug-kernel-,$(PEER_BASES)) $(MMB_STATIC) | deps-vm
 	@$(TOP)/tools/peer/selftests-run.sh --set full --report $(OUT)/peer/selftests-debug-report.txt $(PEER_DEBUG_BUILDS)
+
+# The vanilla guest builds, packaged (stress-ng boots the dpkg-installed
+# kernel, as the full path does).
+VANILLA_PACKAGES := $(addprefix vanilla-packages-,$(GUEST_BASES))
+## build: vanilla-packages-<base>  package <base>'s vanilla guest kernel (PATCHES=0): BUILD=out/build/<base>-guest-vanilla/mmbatch-build.env tools/pkg/packages.sh
+PHONY += $(VANILLA_PACKAGES)
+$(VANILLA_PACKAGES): vanilla-packages-%: vanilla-kernel-% tools man | deps-packages
+	@BUILD=$(call vanilla_build,$*) $(TOP)/tools/pkg/packages.sh
+
+PEER_STRESS_SECONDS ?= 20
+## proof: peer-stress-ng  Debian's stress-ng (numa, vm --verify, mmap, madvise, KSM, memhotplug) in the full-path guest of the patched and vanilla guest kernels of PEER_BASES: verdict per stressor, out/peer/stress-ng-<release>.txt (PEER_STRESS_SECONDS per stressor)
+PHONY += peer-stress-ng
+peer-stress-ng: $(addprefix guest-packages-,$(PEER_BASES)) $(addprefix vanilla-packages-,$(PEER_BASES)) | deps-vm
+	@rc=0; for b in $(PEER_SELFTEST_BUILDS); do $(TOP)/tools/peer/stress-ng.sh $$b --seconds $(PEER_STRESS_SECONDS) || rc=1; done; exit $$rc

@@ -33,8 +33,9 @@
 # tests/vm/splat_known.txt).
 # Logs: $OUT/vm/check/<path>-<base>.{out,console,dmesg}.
 # Reads: OUT, VM_KERNEL (built or stock, default built; the debug path
-# boots its build always), VM_QUICK_TIMEOUT
-# (600), VM_FULL_TIMEOUT (900), VM_DEBUG_TIMEOUT (900: the 6.12 debug
+# boots its build always), VM_CPUS (the quick path's vCPUs, 4: the mm
+# selftests' migration test needs 3), VM_DEBUG_CPUS (2), VM_QUICK_TIMEOUT
+# (900), VM_FULL_TIMEOUT (900), VM_DEBUG_TIMEOUT (900: the 6.12 debug
 # guest took 177 s on 2026-12-01), VM_DEBUG_MEM (MiB, 3072),
 # VM_DEBUG_INTEGRITY (mmbench integrity options, default "--seconds 8
 # --reps 2": 80 s there), VM_DEBUG_MIGRATIONS (pages the kernel must migrate
@@ -138,7 +139,11 @@ if [ "$mode" != full ]; then
 	# The guest's sh reads these words (vmtest joins the command's words).
 	guest_env="GUEST_CPUS=$cpus ST_LIST=${st_list##*/}"
 	if [ "$mode" = debug ]; then
-		boot=(--timeout "${VM_DEBUG_TIMEOUT:-1500}" --mem "${VM_DEBUG_MEM:-3072}" --cpus "$cpus")
+		# 2 vCPUs: the debug guests run no selftests in check-vm (see
+		# quick_test.sh), and KASAN boots slower with more.
+		cpus=${VM_DEBUG_CPUS:-2}
+		guest_env="GUEST_CPUS=$cpus ST_LIST=${st_list##*/}"
+		boot=(--timeout "${VM_DEBUG_TIMEOUT:-900}" --mem "${VM_DEBUG_MEM:-3072}" --cpus "$cpus")
 		# shellcheck disable=SC2089
 		guest_env+=" DEBUG_GUEST=1 INTEGRITY_ARGS='${VM_DEBUG_INTEGRITY:---seconds 8 --reps 2}' INTEGRITY_MIN_PAGES=${VM_DEBUG_MIGRATIONS:-10000}"
 	fi
