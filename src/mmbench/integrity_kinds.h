@@ -58,7 +58,7 @@ void ik_mask_names(unsigned mask, int movers, char *buf, size_t size);
 #define IK_MAX_SHARERS 16
 #define IK_CHUNK 16            /* pages a disturbance covers */
 #define IK_KSM_GROUPS 16       /* ksm: pages i and j hold the same data when i%16 == j%16 */
-#define IK_EPOCH_MS 250        /* fork-shared: readers re-forked this often */
+#define IK_EPOCH_MS 250        /* fork-shared: readers re-forked at most this often */
 
 struct ik_cfg {
 	unsigned kinds, movers;
@@ -101,7 +101,9 @@ struct ik_shared {
 	int epoch_stop;        /* fork-shared: this epoch's readers end */
 	int node_now;          /* numa-balancing: whose CPUs run the workers */
 	int npids;
-	pid_t pids[IK_MAX_SHARERS]; /* the children (movers move their pages too) */
+	pid_t pids[IK_MAX_SHARERS]; /* the children (movers move their pages too), -1: none */
+	uint64_t epoch;        /* fork-shared: readers forked so far (epochs) */
+	uint64_t epoch_moved;  /* the last epoch whose readers' pages a mover moved */
 	uint32_t first_lock;
 	char first[200];       /* the first mismatch, for the failure line */
 	uint64_t corrupt_bytes, lost, checked, writes, disturbances, syncs;

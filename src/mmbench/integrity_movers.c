@@ -60,23 +60,27 @@ struct mover {
 	struct ik_run *g;
 	void **pages, **req;
 	int *nodes, *status, *before;
-	pid_t pids[1 + IK_MAX_SHARERS];
-	int npids;
+	int nslots;             /* the parent, then each child */
 };
 
-static void current_pids(struct mover *m)
+/* The pid of a slot, read when it is used: a call can take longer than a
+ * fork-shared epoch, so a list taken at the start of the round would be
+ * stale. *epoch: the epoch that pid belongs to. */
+static pid_t slot_pid(struct mover *m, int slot, uint64_t *epoch)
 {
 	struct ik_shared *sh = m->g->sh;
-	int n = __atomic_load_n(&sh->npids, __ATOMIC_ACQUIRE);
 
-	m->pids[0] = 0;
-	m->npids = 1;
-	for (int i = 0; i < n && i < IK_MAX_SHARERS; i++) {
-		pid_t p = __atomic_load_n(&sh->pids[i], __ATOMIC_RELAXED);
+	*epoch = __atomic_load_n(&sh->epoch, __ATOMIC_ACQUIRE);
+	return slot == 0 ? 0 : __atomic_load_n(&sh->pids[slot - 1], __ATOMIC_RELAXED);
+}
 
-		if (p > 0)
-			m->pids[m->npids++] = p;
-	}
+/* A child's pages were moved in its epoch: fork-shared may start the next. */
+static void moved_child(struct mover *m, int slot, uint64_t epoch)
+{
+	struct ik_shared *sh = m->g->sh;
+
+	if (slot > 0 && __atomic_load_n(&sh->epoch, __ATOMIC_ACQUIRE) == epoch)
+		__atomic_store_n(&sh->epoch_moved, epoch, __ATOMIC_RELEASE);
 }
 
 /* A failed migration ends a move_pages(2) call: the pages after it keep
@@ -89,13 +93,17 @@ static int round_move_pages(struct mover *m, int target)
 	struct ik_run *g = m->g;
 	int flags = g->move_all ? MPOL_MF_MOVE_ALL_ : MPOL_MF_MOVE_;
 
-	for (int p = 0; p < m->npids; p++) {
+	for (int slot = 0; slot < m->nslots; slot++) {
 		size_t n = g->npages;
+		uint64_t epoch;
+		pid_t pid = slot_pid(m, slot, &epoch);
 		long r;
 
+		if (pid < 0)
+			continue;
 		/* where the pages are now: a page already on target is no move */
-		r = syscall(SYS_move_pages, m->pids[p], (unsigned long)n, m->pages, NULL, m->before, 0);
-		if (r < 0 && !transient_for(m->pids[p], -errno))
+		r = syscall(SYS_move_pages, pid, (unsigned long)n, m->pages, NULL, m->before, 0);
+		if (r < 0 && !transient_for(pid, -errno))
 			return -errno;
 		for (size_t i = 0; i < n; i++) {
 			m->req[i] = m->pages[i];
@@ -109,9 +117,9 @@ static int round_move_pages(struct mover *m, int target)
 				m->nodes[i] = target;
 				m->status[i] = INT_MIN;
 			}
-			r = syscall(SYS_move_pages, m->pids[p], (unsigned long)n, m->req, m->nodes,
+			r = syscall(SYS_move_pages, pid, (unsigned long)n, m->req, m->nodes,
 				    m->status, flags);
-			if (r < 0 && !transient_for(m->pids[p], -errno))
+			if (r < 0 && !transient_for(pid, -errno))
 				return -errno;
 			if (r < 0) {
 				g->mover_errors++;
@@ -127,6 +135,7 @@ static int round_move_pages(struct mover *m, int target)
 					    m->before[i] != target;
 			}
 			n = left;
+			moved_child(m, slot, epoch);
 		}
 	}
 	return 0;
@@ -154,12 +163,20 @@ static int round_migrate_pages(struct mover *m, int target)
 	struct ik_run *g = m->g;
 	unsigned long from = 1UL << (target == g->na ? g->nb : g->na), to = 1UL << target;
 
-	for (int p = 0; p < m->npids; p++)
-		if (syscall(SYS_migrate_pages, m->pids[p], sizeof(from) * 8 + 1, &from, &to) < 0) {
-			if (!transient_for(m->pids[p], -errno))
+	for (int slot = 0; slot < m->nslots; slot++) {
+		uint64_t epoch;
+		pid_t pid = slot_pid(m, slot, &epoch);
+
+		if (pid < 0)
+			continue;
+		if (syscall(SYS_migrate_pages, pid, sizeof(from) * 8 + 1, &from, &to) < 0) {
+			if (!transient_for(pid, -errno))
 				return -errno;
 			g->mover_errors++;
+			continue;
 		}
+		moved_child(m, slot, epoch);
+	}
 	return 0;
 }
 
@@ -198,7 +215,7 @@ void *ik_mover_main(void *arg)
 	for (uint64_t k = 0; !__atomic_load_n(&g->sh->stop, __ATOMIC_RELAXED); k++) {
 		int target = k % 2 == 0 ? g->nb : g->na, mover = list[(k / 2) % (uint64_t)n], r;
 
-		current_pids(&m);
+		m.nslots = 1 + g->nsharers;
 		switch (mover) {
 		case IM_MOVE_PAGES: r = round_move_pages(&m, target); break;
 		case IM_MBIND: r = round_mbind(&m, target); break;

@@ -36,9 +36,14 @@ void ik_reap_all(struct ik_run *g)
 {
 	int n = g->sh->npids;
 
-	for (int i = 0; i < n; i++)
-		if (g->sh->pids[i] > 0)
-			reap(g, g->sh->pids[i]);
+	for (int i = 0; i < n; i++) {
+		pid_t pid = g->sh->pids[i];
+
+		/* gone before it is reaped: the movers must not meet a reused pid */
+		__atomic_store_n(&g->sh->pids[i], -1, __ATOMIC_RELEASE);
+		if (pid > 0)
+			reap(g, pid);
+	}
 	__atomic_store_n(&g->sh->npids, 0, __ATOMIC_RELEASE);
 }
 
@@ -65,9 +70,10 @@ int ik_fork_readers(struct ik_run *g)
 			ret = -errno;
 			break;
 		}
-		g->sh->pids[c] = pid;
+		__atomic_store_n(&g->sh->pids[c], pid, __ATOMIC_RELEASE);
 		__atomic_store_n(&g->sh->npids, c + 1, __ATOMIC_RELEASE);
 	}
+	__atomic_fetch_add(&g->sh->epoch, 1, __ATOMIC_RELEASE);
 	for (size_t i = 0; i < g->npages; i++)
 		ik_unlock(&g->lock[i]);
 	return ret;
@@ -82,7 +88,7 @@ int ik_fork_sharers(struct ik_run *g)
 			ik_sharer_child(g, c);
 		if (pid < 0)
 			return -errno;
-		g->sh->pids[c] = pid;
+		__atomic_store_n(&g->sh->pids[c], pid, __ATOMIC_RELEASE);
 		__atomic_store_n(&g->sh->npids, c + 1, __ATOMIC_RELEASE);
 	}
 	return 0;

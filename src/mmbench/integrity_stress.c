@@ -121,7 +121,7 @@ static int one_rep(struct ctx *x, int kind, const struct kind_metrics *m, struct
 			   *d = malloc(sizeof(*d));
 	struct ik_worker w[72];
 	pthread_t mover;
-	int nw = 0, mover_started = 0, ret = 0, skip = 0;
+	int nw = 0, mover_started = 0, ret = 0, skip = 0, by_pid;
 	uint64_t pg_ok = 0, numa = 0, huge = 0, huge_end = 0, thp_mig = 0, deadline, next_epoch, next_flip;
 	long ksm = 0;
 
@@ -156,6 +156,8 @@ static int one_rep(struct ctx *x, int kind, const struct kind_metrics *m, struct
 		ret = -ENOMEM;
 		goto out;
 	}
+	for (int i = 0; i < IK_MAX_SHARERS; i++)
+		g->sh->pids[i] = -1; /* 0 would be the parent to move_pages(2) */
 	ret = ik_region_map(g, x->dir);
 	if (ret < 0)
 		goto out;
@@ -185,6 +187,7 @@ static int one_rep(struct ctx *x, int kind, const struct kind_metrics *m, struct
 		ret = -pthread_create(&mover, NULL, ik_mover_main, g);
 		mover_started = ret == 0;
 	}
+	by_pid = (g->movers & (1u << IM_MOVE_PAGES | 1u << IM_MIGRATE_PAGES)) != 0;
 	deadline = mb_now_ns() + (uint64_t)(c->seconds * 1e9);
 	next_epoch = mb_now_ns() + IK_EPOCH_MS * MS;
 	next_flip = mb_now_ns() + NB_FLIP_MS * MS;
@@ -195,7 +198,11 @@ static int one_rep(struct ctx *x, int kind, const struct kind_metrics *m, struct
 
 			ksm = s > ksm ? s : ksm;
 		}
-		if (kind == IK_FORK_SHARED && mb_now_ns() >= next_epoch) {
+		/* a new epoch once the movers that move by pid got to this
+		 * epoch's readers (a call can take longer than an epoch) */
+		if (kind == IK_FORK_SHARED && mb_now_ns() >= next_epoch &&
+		    (!by_pid || __atomic_load_n(&g->sh->epoch_moved, __ATOMIC_ACQUIRE) ==
+				__atomic_load_n(&g->sh->epoch, __ATOMIC_ACQUIRE))) {
 			ret = ik_fork_readers(g);
 			next_epoch = mb_now_ns() + IK_EPOCH_MS * MS;
 		}
