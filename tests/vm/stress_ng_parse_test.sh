@@ -23,7 +23,12 @@
 #     line per planned stressor with the guest's verdict; the output cut off
 #     in the middle fails the stressors that lost their line; no plan line
 #     fails; and tests/vm/host.sh's guest_results counts the guest's ok,
-#     FAIL and NOT-LIVE lines as passes, fails and skips.
+#     FAIL and NOT-LIVE lines as passes, fails and skips;
+#   - stress-ng.sh --splats (the kernel-log verdict): memory offlining's page
+#     dumps (recorded on our 6.12 guest: "unmovable page", "migration
+#     failure") are counted and pass; a recorded RCU stall or lockdep report
+#     right after them still fails (they open no report that would hide
+#     it), as does a page dumped for another reason and a cut-off dump.
 #   stress_ng_parse_test.sh
 # Reads: OUT (scratch space).
 set -u
@@ -131,6 +136,40 @@ expect_eq "  the stressors after the cut fail for want of a result line" "$(($(w
 grep -v 'stress-ng-plan' "$g" > "$T/noplan.out"
 capture r "$peer" --verdicts "$T/noplan.out"
 expect_fails "--verdicts without a plan line" '^plan fail 0 no stress-ng-plan line' "$r" "$r_out"
+
+echo "the kernel-log scan, with memory offlining's page dumps"
+# mkout OUT CONSOLE DMESG...: OUT a guest output whose dumped kernel log is
+# the DMESG files' lines (tests/vm/lib.sh's format), CONSOLE those lines.
+mkout() {
+	local o=$1 c=$2
+	shift 2
+	cat "$@" > "$c"
+	{ echo "@@DMESG-BEGIN@@"; sed 's/^/dmesg | /' "$c"; echo "@@DMESG-END rc=0 lines=$(wc -l < "$c")@@"; } > "$o"
+}
+off=$fx/guest-6.12-offline.dmesg
+mkout "$T/off.out" "$T/off.console" "$off"
+capture r "$peer" --splats "$T/off.out" "$T/off.console"
+printf '%s\n' "$r_out" | sed 's/^/    | /'
+expect_status "--splats: memhotplug's unmovable and unmigrated page dumps (recorded, our 6.12 guest)" 0 "$r"
+expect_line "  counted, not taken for splats" "offline: memory offlining dumped 1 unmovable and 3 unmigrated pages (1 pfns), blanked for the scan" "$r_out"
+# shellcheck disable=SC2016 # the child expands them
+capture r env TEST_NAME=inner bash -c '. "$1/tests/lib/assert.sh"; . "$1/tests/vm/host.sh"; splat_scan raw "$2"' sh "$TOP" "$off"
+expect_fails "  the same log through host.sh's splat_scan alone fails" "kernel splat in raw line [0-9]+: page dumped because" "$r" "$r_out"
+mkout "$T/stall.out" "$T/stall.console" "$off" "$fx/guest-6.12-rcu-stall.dmesg"
+capture r "$peer" --splats "$T/stall.out" "$T/stall.console"
+expect_fails "--splats: the recorded RCU stall right after those dumps" \
+	"kernel splat in the guest's kernel log \(.*\) line 34: rcu: INFO: rcu_sched detected stalls on CPUs/tasks:" "$r" "$r_out"
+expect_match "  and on the console" "kernel splat in the serial console \(.*\) line 34: rcu: INFO: rcu_sched detected stalls" "$r_out"
+mkout "$T/lockdep.out" "$T/lockdep.console" "$off" "$TOP/tests/vm/fixtures/splat/lockdep-circular.log"
+capture r "$peer" --splats "$T/lockdep.out" "$T/lockdep.console"
+expect_fails "--splats: a recorded lockdep report right after those dumps" "kernel splat in the guest's kernel log \(.*\) line 3[4-9]: .*(circular locking|WARNING)" "$r" "$r_out"
+sed 's/page dumped because: migration failure$/page dumped because: nonzero mapcount/' "$off" > "$T/mapcount.dmesg"
+mkout "$T/mapcount.out" "$T/mapcount.console" "$T/mapcount.dmesg"
+capture r "$peer" --splats "$T/mapcount.out" "$T/mapcount.console"
+expect_fails "--splats: a page dumped for another reason" "kernel splat in the guest's kernel log \(.*\) line [0-9]+: page dumped because: nonzero mapcount" "$r" "$r_out"
+head -n -2 "$T/off.out" > "$T/cut.out"
+capture r "$peer" --splats "$T/cut.out" "$T/off.console"
+expect_fails "--splats: a dump cut off" "the guest's kernel log could not be read" "$r" "$r_out"
 
 # guest_results counts the guest's lines (tests/vm/host.sh) like any other.
 # shellcheck disable=SC2016 # the child expands them
