@@ -57,7 +57,7 @@ void ik_mask_names(unsigned mask, int movers, char *buf, size_t size);
 #define IK_SHARERS 2           /* child processes of fork-shared, shmem, file */
 #define IK_MAX_SHARERS 16
 #define IK_CHUNK 16            /* pages a disturbance covers */
-#define IK_KSM_GROUPS 16       /* ksm: pages i and j hold the same data when i%16 == j%16 */
+#define IK_KSM_SHARE 16        /* ksm: pages per group of identical pages (one KSM page) */
 #define IK_EPOCH_MS 250        /* fork-shared: readers re-forked at most this often */
 
 struct ik_cfg {
@@ -135,9 +135,16 @@ struct ik_run {
 	const char *err_what;  /* which call failed: for the error line */
 };
 
+/* ksm: npages/IK_KSM_SHARE groups, page i in group i % groups, so each
+ * KSM page is mapped IK_KSM_SHARE times and a move round has many of them. */
+static inline size_t ik_ksm_groups(const struct ik_run *g)
+{
+	return g->npages / IK_KSM_SHARE;
+}
+
 static inline uint64_t ik_key(const struct ik_run *g, size_t page)
 {
-	return g->kind == IK_KSM ? page % IK_KSM_GROUPS : page;
+	return g->kind == IK_KSM ? page % ik_ksm_groups(g) : page;
 }
 
 static inline volatile uint64_t *ik_page(const struct ik_run *g, size_t page)

@@ -162,7 +162,7 @@ static void ksm_writer_loop(struct ik_run *g)
 	uint64_t checks = 0, writes = 0;
 
 	for (uint64_t step = 0; !stopped(g); step++) {
-		for (size_t i = step % IK_KSM_GROUPS; i < g->npages; i += IK_KSM_GROUPS) {
+		for (size_t i = step % ik_ksm_groups(g); i < g->npages; i += ik_ksm_groups(g)) {
 			write_page(g, i, "ksm writer", &checks);
 			writes++;
 		}
