@@ -172,8 +172,7 @@ int ik_private(int kind);
 
 /* integrity_region.c */
 /* Why this machine cannot run the kind (NULL: it can). */
-const char *ik_kind_unavailable(int kind, const char *dir, int one_node_test, char *buf,
-				size_t size);
+const char *ik_kind_unavailable(int kind, const char *dir, char *buf, size_t size);
 int ik_region_map(struct ik_run *g, const char *dir);
 void ik_region_unmap(struct ik_run *g);
 /* Pages [0, this) are MADV_HUGEPAGE (THP kinds), the rest small. */

@@ -18,24 +18,35 @@
 #define MAP_FIXED_NOREPLACE 0x100000
 #endif
 
-#define THP_ENABLED "/sys/kernel/mm/transparent_hugepage/enabled"
-#define KSM_DIR "/sys/kernel/mm/ksm/"
-
-const char *ik_kind_unavailable(int kind, const char *dir, int one_node_test, char *buf,
-				size_t size)
+/* /sys/kernel/mm, or (tests only) the tree MMBENCH_MM_SYSFS names, so a
+ * host test can show the refusals of a kernel without THP or KSM. */
+static const char *mm_path(char *buf, size_t size, const char *rel)
 {
-	char line[128];
+	const char *root = getenv("MMBENCH_MM_SYSFS");
+
+	snprintf(buf, size, "%s/%s", root && *root ? root : "/sys/kernel/mm", rel);
+	return buf;
+}
+
+const char *ik_kind_unavailable(int kind, const char *dir, char *buf, size_t size)
+{
+	char line[128], path[300];
 
 	if (kind == IK_ANON_THP || kind == IK_MIXED) {
-		if (mb_read_line(THP_ENABLED, line, sizeof(line)) < 0)
-			return "no transparent huge pages (no " THP_ENABLED ")";
-		if (strstr(line, "[never]"))
-			return "transparent huge pages are off (" THP_ENABLED ": never)";
+		mm_path(path, sizeof(path), "transparent_hugepage/enabled");
+		if (mb_read_line(path, line, sizeof(line)) < 0)
+			snprintf(buf, size, "no transparent huge pages (no %s)", path);
+		else if (strstr(line, "[never]"))
+			snprintf(buf, size, "transparent huge pages are off (%s: never)", path);
+		else
+			buf[0] = '\0';
+		if (buf[0])
+			return buf;
 	}
-	if (kind == IK_KSM && !one_node_test) {
-		if (access(KSM_DIR "run", W_OK) < 0) {
-			snprintf(buf, size, "no KSM: cannot write " KSM_DIR "run: %s",
-				 strerror(errno));
+	if (kind == IK_KSM) {
+		mm_path(path, sizeof(path), "ksm/run");
+		if (access(path, W_OK) < 0) {
+			snprintf(buf, size, "no KSM: cannot write %s: %s", path, strerror(errno));
 			return buf;
 		}
 	}
@@ -182,7 +193,8 @@ uint64_t ik_anon_huge_kib(void)
 long ik_ksm_pages_sharing(void)
 {
 	char line[64];
-	int r = mb_read_line(KSM_DIR "pages_sharing", line, sizeof(line));
+	char path[300];
+	int r = mb_read_line(mm_path(path, sizeof(path), "ksm/pages_sharing"), line, sizeof(line));
 
 	return r < 0 ? r : strtol(line, NULL, 10);
 }
@@ -191,14 +203,15 @@ long ik_ksm_start(double timeout_s, long want)
 {
 	uint64_t deadline = mb_now_ns() + (uint64_t)(timeout_s * 1e9);
 	long sharing;
+	char path[300];
 	int r;
 
 	/* a fast scan, so a guest run of a few seconds sees merged pages */
-	r = mb_knob_set(KSM_DIR "pages_to_scan", "4000");
+	r = mb_knob_set(mm_path(path, sizeof(path), "ksm/pages_to_scan"), "4000");
 	if (r == 0)
-		r = mb_knob_set(KSM_DIR "sleep_millisecs", "10");
+		r = mb_knob_set(mm_path(path, sizeof(path), "ksm/sleep_millisecs"), "10");
 	if (r == 0)
-		r = mb_knob_set(KSM_DIR "run", "1");
+		r = mb_knob_set(mm_path(path, sizeof(path), "ksm/run"), "1");
 	if (r < 0)
 		return r;
 	do {

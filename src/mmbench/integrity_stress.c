@@ -325,7 +325,7 @@ static const char *fs_name(const char *dir)
 static int run_kind(struct ctx *x, int kind, struct kind_total *t, char *reason, size_t rsize)
 {
 	struct kind_metrics m;
-	const char *why = ik_kind_unavailable(kind, x->dir, x->one_node_test, reason, rsize);
+	const char *why = ik_kind_unavailable(kind, x->dir, reason, rsize);
 	int ret = 0, nb = (x->movers & (1u << IM_NUMA_BALANCING)) != 0;
 
 	if (why) {

@@ -80,6 +80,26 @@ expect_eq "a repetition's figures, per repetition" '[1,1]' \
 	"$("$MMBENCH" integrity --kind shmem --pages 128 --seconds 0.2 --reps 2 --inject-corruption --json 2>/dev/null |
 		jq -c '.results[0].metrics[] | select(.name == "shmem_lost_writes") | .values')"
 
+# A kernel without KSM or THP (a fake /sys/kernel/mm): the kind says SKIP
+# with the reason and the run exits 77, never 0; next to a kind that runs,
+# the run still exits 77 (with --inject-corruption here: 1, the failure
+# wins). On one node this needs --inject-corruption to get that far.
+mkdir -p "$T/mm/transparent_hugepage"
+echo 'always madvise [never]' > "$T/mm/transparent_hugepage/enabled"
+one=()
+[ "$nodes" -ge 2 ] || one=(--inject-corruption)
+run_cmd noksm env MMBENCH_MM_SYSFS="$T/mm" "$MMBENCH" integrity --kind ksm,anon-thp "${small[@]}" "${one[@]}" -o "$T/noksm.json"
+expect_eq "no KSM, no THP: exit (skipped)" 77 "$RC"
+expect_match "the ksm kind says why" "^integrity kind ksm: skipped: no KSM: cannot write $T/mm/ksm/run: No such file or directory$" "@$T/noksm.out"
+expect_match "the anon-thp kind says why" "^integrity kind anon-thp: skipped: transparent huge pages are off \\($T/mm/transparent_hugepage/enabled: never\\)$" "@$T/noksm.out"
+expect_match "the result says skipped, with both" '^integrity: skipped: kinds skipped: anon-thp \(.*\); ksm \(no KSM' "@$T/noksm.out"
+schema_ok "no KSM, no THP (skipped)" "$T/noksm.json" --command integrity --status integrity=skipped
+expect_eq "the reasons in the params" '"no KSM: cannot write '"$T"'/mm/ksm/run: No such file or directory"' \
+	"$(jq '.results[0].params.ksm_skipped' "$T/noksm.json")"
+run_cmd noksm2 env MMBENCH_MM_SYSFS="$T/mm" "$MMBENCH" integrity --kind ksm,shmem "${small[@]}" --inject-corruption -o "$T/noksm2.json"
+expect_eq "no KSM beside a kind that fails: exit (the failure wins)" 1 "$RC"
+expect_match "and the skip is still named" '^integrity kind ksm: skipped: no KSM' "@$T/noksm2.out"
+
 # bad input: one line naming the option, exit 2, no document
 bad_input() {
 	local what=$1 regex=$2; shift 2

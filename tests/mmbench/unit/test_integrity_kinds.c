@@ -1,7 +1,8 @@
 /* Unit tests for integrity --kind: its options through the parser (opts.c)
  * and the checks of integrity_kinds.c (names, lists, sizes, the options
- * that need --kind), and the page check: ok, a lost write, corrupt bytes,
- * a zapped page that must read as zeros. */
+ * that need --kind), the page check (ok, a lost write, corrupt bytes, a
+ * zapped page that must read as zeros), and the refusals of a kernel
+ * without THP or KSM. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,7 +10,10 @@
 #include <cmocka.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "integrity_kinds.h"
 #include "mmbench.h"
@@ -219,6 +223,52 @@ static void test_check(void **state)
 	assert_int_equal(ik_check(page, 5, 3, 0, &bad), IK_CORRUPT);
 }
 
+static void put(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* The refusals of a kernel without THP or KSM, on a fake /sys/kernel/mm
+ * (MMBENCH_MM_SYSFS): each names what is missing. */
+static void test_unavailable(void **state)
+{
+	const char *t = getenv("TMPDIR");
+	char root[256], path[320], buf[300];
+	const char *why;
+
+	(void)state;
+	snprintf(root, sizeof(root), "%s/test_ik.XXXXXX", t && *t ? t : "/tmp");
+	assert_non_null(mkdtemp(root));
+	setenv("MMBENCH_MM_SYSFS", root, 1);
+	why = ik_kind_unavailable(IK_ANON_THP, "/", buf, sizeof(buf));
+	assert_non_null(why);
+	assert_non_null(strstr(why, "no transparent huge pages (no "));
+	snprintf(path, sizeof(path), "%s/transparent_hugepage", root);
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/transparent_hugepage/enabled", root);
+	put(path, "always madvise [never]\n");
+	why = ik_kind_unavailable(IK_MIXED, "/", buf, sizeof(buf));
+	assert_non_null(why);
+	assert_non_null(strstr(why, "transparent huge pages are off"));
+	put(path, "always [madvise] never\n");
+	assert_null(ik_kind_unavailable(IK_ANON_THP, "/", buf, sizeof(buf)));
+	why = ik_kind_unavailable(IK_KSM, "/", buf, sizeof(buf));
+	assert_non_null(why);
+	assert_non_null(strstr(why, "no KSM: cannot write "));
+	assert_non_null(strstr(why, "/ksm/run: No such file or directory"));
+	assert_null(ik_kind_unavailable(IK_ANON, "/", buf, sizeof(buf)));
+	assert_null(ik_kind_unavailable(IK_SHMEM, "/", buf, sizeof(buf)));
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/transparent_hugepage", root);
+	rmdir(path);
+	rmdir(root);
+	unsetenv("MMBENCH_MM_SYSFS");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -229,6 +279,7 @@ int main(void)
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_pages),
 		cmocka_unit_test(test_check),
+		cmocka_unit_test(test_unavailable),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
