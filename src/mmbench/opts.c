@@ -48,7 +48,7 @@ void mb_usage(FILE *f)
 		"  --pages N          integrity: one variant with N pages instead of small+large\n"
 		"                     (--kind: pages per kind, default 4096, --quick 1024)\n"
 		"  --quick            short run (smoke, tests)\n"
-		"  --reps N           repetitions (default 5, --quick 3)\n"
+		"  --reps N           repetitions (default 5, --quick 3; integrity --kind: 1)\n"
 		"  --rounds N         contention: move_pages(2) rounds per repetition (default 16, --quick 6)\n"
 		"  --seconds S        integrity: seconds per repetition (--kind: per kind and repetition)\n"
 		"  --sharers N        integrity --kind: child processes mapping the pages of fork-shared,\n"
