@@ -8,6 +8,7 @@
 # guests; the column may be a +-list, e.g. quick+nightly), or full (every
 # line); DIR: where the binaries
 # are (tools/peer/selftests-initramfs.sh puts them in /usr/lib/kselftest/mm).
+# ST_ONLY (a comma list of test names) narrows the set to those tests.
 # Each test runs in DIR in its own session, killed (the whole process group)
 # at TIMEOUT_S; its output is printed indented, then kselftest_verdict.awk
 # (next to this file) reads it, and one line per test and per TAP case goes
@@ -101,8 +102,12 @@ st_run_list() {
 	_ran=0
 	while read -r _name _set _lim _flags _cmd; do
 		case $_name in ''|'#'*) continue ;; esac
-		# SET is a +-list (quick+debug); "full" takes every line.
+		# SET is a +-list (quick+nightly); "full" takes every line.
 		case "+$_set+" in *"+$2+"*) ;; *) [ "$2" = full ] || continue ;; esac
+		# ST_ONLY: a comma list of test names, the only ones to run.
+		if [ -n "${ST_ONLY:-}" ]; then
+			case ",$ST_ONLY," in *",$_name,"*) ;; *) continue ;; esac
+		fi
 		# shellcheck disable=SC2086 # the command is words
 		st_run "$_name" "$_lim" "$_flags" "$3" $_cmd
 		_ran=$((_ran + 1))

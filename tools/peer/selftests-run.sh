@@ -1,7 +1,8 @@
 #!/bin/bash
 # The kernel's own mm selftests on booted guests, one boot per build, and
 # the report: per test and kernel, its verdict and seconds.
-#   selftests-run.sh [--set quick|full] [--report FILE] BUILD_IDENTITY...
+#   selftests-run.sh [--set quick|full] [--only NAME,NAME] [--report FILE] BUILD_IDENTITY...
+# --only: just these tests of the set (names from the list's first column).
 # Each build boots (qemu TCG, 4 vCPUs, 2 NUMA nodes; tools/vmtest/vmtest)
 # the busybox initramfs with its selftests (tools/peer/selftests-initramfs.sh)
 # and runs tests/vm/selftests_full.sh on tools/peer/selftests-<base>.list.
@@ -22,12 +23,13 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 out=${OUT:-$top/out}
 export OUT=$out
-usage() { echo "usage: selftests-run.sh [--set quick|full] [--report FILE] BUILD_IDENTITY..." >&2; exit 2; }
-set_name=full report=$out/peer/selftests-report.txt
+usage() { echo "usage: selftests-run.sh [--set quick|full] [--only NAME,NAME] [--report FILE] BUILD_IDENTITY..." >&2; exit 2; }
+set_name=full report=$out/peer/selftests-report.txt only=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--set) [ $# -ge 2 ] || usage; set_name=$2; shift 2 ;;
 	--report) [ $# -ge 2 ] || usage; report=$2; shift 2 ;;
+	--only) [ $# -ge 2 ] || usage; only=$2; shift 2 ;;
 	-h|--help) usage ;;
 	-*) echo "ERROR: selftests-run: unknown option '$1'" >&2; exit 2 ;;
 	*) break ;;
@@ -58,7 +60,7 @@ for build in "$@"; do
 	[ "$debug" = 0 ] || mem=${VM_MEM:-3072}
 	# The bound of the boot: the tests' own timeouts, plus boot and margin;
 	# a debug kernel (KASAN, lockdep) runs everything about 5x slower.
-	limit=$(awk -v set="$set_name" '!/^[ \t]*(#|$)/ && (set == "full" || index("+" $2 "+", "+" set "+")) { s += $3 } END { print s + 300 }' "$list")
+	limit=$(awk -v set="$set_name" -v only=",$only," '!/^[ \t]*(#|$)/ && (set == "full" || index("+" $2 "+", "+" set "+")) && (only == ",," || index(only, "," $1 ",")) { s += $3 } END { print s + 300 }' "$list")
 	[ "$debug" = 0 ] || limit=$((limit * 2))
 	initramfs=$logs/$krel.initramfs.cpio.gz
 	echo "== $krel ($variant, debug $debug): selftests-$base.list set $set_name, $cpus vCPUs, $mem MiB, bound $limit s"
@@ -68,7 +70,7 @@ for build in "$@"; do
 		--timeout "$limit" --append log_buf_len=8M --log "$logs/$krel.console" \
 		--add "$top/tests/vm/lib.sh" --add "$top/tests/vm/selftests_lib.sh" \
 		--add "$top/tests/vm/kselftest_verdict.awk" --add "$list" --add "$top/tests/vm/selftests_full.sh" \
-		-- "GUEST_CPUS=$cpus ST_LIST=${list##*/} ST_SET=$set_name" sh selftests_full.sh "$krel" > "$logs/$krel.out" || rc=$?
+		-- "GUEST_CPUS=$cpus ST_LIST=${list##*/} ST_SET=$set_name${only:+ ST_ONLY=$only}" sh selftests_full.sh "$krel" > "$logs/$krel.out" || rc=$?
 	echo "$krel: the boot took $((SECONDS - t0)) s (vmtest exit $rc)"
 	grep -E '^(selftest|selftest-case|FAIL|NOT-LIVE) ' "$logs/$krel.out" | sed 's/^/    /' || true
 	expect_status "$krel: vmtest boot (selftests_full.sh; console $logs/$krel.console)" 0 "$rc"
