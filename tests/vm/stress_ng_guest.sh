@@ -223,7 +223,8 @@ while read -r name stressor opts; do
 	# without its newline still ends its line here.)
 	touch "$d/$name.log"
 	awk -v p="    | $name.log: " '{print p $0}' "$d/$name.log"
-	awk -v p="    | $name.out: " 'NR == FNR {seen[$0] = 1; next} !($0 in seen) {print p $0}' "$d/$name.log" "$d/$name.out"
+	awk -v p="    | $name.out: " -v lf="$d/$name.log" 'BEGIN {while ((getline l < lf) > 0) seen[l] = 1}
+		!($0 in seen) {print p $0}' "$d/$name.out"
 	[ ! -s "$d/$name.yaml" ] || awk -v p="    | $name.yaml: " '{print p $0}' "$d/$name.yaml"
 	result "$name" "$verdict" "$t" "$reason"
 done <<PLAN

@@ -97,7 +97,7 @@ sng_splats() {
 		nu=$(grep -c 'page dumped because: unmovable page$' "$dmesg" || true)
 		nm=$(grep -c 'page dumped because: migration failure$' "$dmesg" || true)
 		if [ $((nu + nm)) -gt 0 ]; then
-			offline_note="memory offlining dumped $nu unmovable and $nm unmigrated pages ($(grep -o 'migrating pfn [0-9a-f]* failed' "$dmesg" | sort -u | wc -l) pfns), blanked for the scan"
+			offline_note="memory offlining dumped $nu unmovable and $nm unmigrated pages ($({ grep -o 'migrating pfn [0-9a-f]* failed' "$dmesg" || true; } | sort -u | wc -l) pfns), blanked for the scan"
 			echo "    | $offline_note"
 		fi
 		sng_blank_offline "$dmesg" > "$filtered"
