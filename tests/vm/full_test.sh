@@ -235,6 +235,14 @@ while read -r name orig target; do
 	vm_expect "'$name' after stop, read from the kernel" "$orig" "$(kernel_value "$name")"
 done < "$vm_tmp/plan.baseline"
 
+# 5b. No write lost while dirty MAP_SHARED pages of an ext4 file (the
+#     rootfs) migrate, many of them under writeback: an fsync/msync thread
+#     runs beside the writers (mmbench integrity --kind file). Last, with
+#     the daemon stopped, so its children's exits stay out of the drain
+#     checks above.
+vm_run_expect "mmbench integrity --kind file --dir /var/tmp (ext4)" 0 \
+	mmbench integrity --kind file --dir /var/tmp --seconds 10 --pages 1024 --min-migrations 16
+
 # 6. The kernel log, for the host's splat scan (tests/vm/host.sh).
 vm_dump_kernel_log
 vm_summary

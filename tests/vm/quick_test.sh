@@ -11,7 +11,9 @@
 # check passed.
 # Reads: MIGRATE_MIB (default 16), INTEGRITY_ARGS (mmbench integrity's
 # options, default --quick), INTEGRITY_MIN_PAGES (pages the kernel must
-# migrate during it, default 256), DEBUG_GUEST (1 on the debug builds: the
+# migrate during it, default 256), INTEGRITY_KINDS (default
+# fork-shared,shmem,ksm,mixed) and INTEGRITY_KINDS_MIN (pages each must
+# migrate, default 16), DEBUG_GUEST (1 on the debug builds: the
 # checkers are on and stayed on), GUEST_CPUS (vCPUs the host gave, default
 # 2), ST_LIST (the selftests list's file name in /vmtest).
 # shellcheck source=tests/vm/lib.sh
@@ -24,10 +26,13 @@ want_release=$1 drain=$2
 migrate_mib=${MIGRATE_MIB:-16}
 integrity_args=${INTEGRITY_ARGS:---quick}
 integrity_min=${INTEGRITY_MIN_PAGES:-256}
+kinds_list=${INTEGRITY_KINDS:-fork-shared,shmem,ksm,mixed}
+# 16: the least a kind migrated in 3 s on a loaded TCG host (ksm, 6.1) was 74.
+kinds_args="--seconds 3 --pages 1024 --min-migrations ${INTEGRITY_KINDS_MIN:-16}"
 
 # The steps, in this order, each a function below; the debug guests run the
 # same list.
-steps="release integrity migrate contention drain selftests"
+steps="release integrity kinds migrate contention drain selftests"
 [ "${DEBUG_GUEST:-0}" != 1 ] || steps="$steps debug"
 
 # vmstat_field NAME: its value, or "no-NAME" when /proc/vmstat lacks it
@@ -58,6 +63,18 @@ step_integrity() {
 	echo "time     mmbench integrity: $(($(date +%s) - _t0)) s"
 	vm_expect_ge "pgmigrate_success delta during integrity (pages)" "$integrity_min" \
 		"$(vmstat_delta "$_before" "$(vmstat_field pgmigrate_success)")"
+}
+
+# 2b. The same guard over the other kinds of folio (mmbench integrity
+#     --kind): private pages COW-shared with forked children, shmem written
+#     by several processes, KSM-merged pages, one list mixing THPs and small
+#     folios; movers move_pages, mbind, migrate_pages, compaction and NUMA
+#     balancing, beside mprotect, MADV_DONTNEED and munmap+remap. Every byte
+#     checked; each kind must have migrated pages (the file kind on ext4 runs
+#     in the full path).
+step_kinds() {
+	vm_run_expect "mmbench integrity --kind $kinds_list $kinds_args" 0 \
+		mmbench integrity --kind "$kinds_list" $kinds_args
 }
 
 # 3. Migration across the two nodes really moves pages (counted by the
