@@ -109,23 +109,14 @@ void mb_cont_fill(uint64_t *page, uint64_t pageno, uint64_t seq)
 		page[w] = mix(pageno, seq, w);
 }
 
-static uint64_t diff_bytes(uint64_t a, uint64_t b)
-{
-	uint64_t x = a ^ b, n = 0;
-
-	for (int i = 0; i < 8; i++)
-		n += ((x >> (8 * i)) & 0xff) != 0;
-	return n;
-}
-
 enum mb_cont_verdict mb_cont_check(const uint64_t *page, uint64_t pageno, uint64_t seq,
 				   uint64_t *ret_bad_bytes)
 {
-	uint64_t bad = diff_bytes(page[0], CONT_MAGIC << 16 ^ pageno) + diff_bytes(page[1], seq);
+	uint64_t bad = mb_diff_bytes(page[0], CONT_MAGIC << 16 ^ pageno) + mb_diff_bytes(page[1], seq);
 	int older;
 
 	for (size_t w = 2; w < MB_CONT_WORDS; w++)
-		bad += diff_bytes(page[w], mix(pageno, seq, w));
+		bad += mb_diff_bytes(page[w], mix(pageno, seq, w));
 	*ret_bad_bytes = 0;
 	if (bad == 0)
 		return MB_CONT_OK;

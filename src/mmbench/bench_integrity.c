@@ -52,15 +52,6 @@ static uint64_t pattern(size_t page, uint32_t gen, size_t word)
 	return (((uint64_t)page << 32) | gen) * 0x9E3779B97F4A7C15ULL ^ word;
 }
 
-static uint64_t diff_bytes(uint64_t a, uint64_t b)
-{
-	uint64_t x = a ^ b, n = 0;
-
-	for (int i = 0; i < 8; i++)
-		n += ((x >> (8 * i)) & 0xff) != 0;
-	return n;
-}
-
 /* Verifies one page against gen; returns differing bytes. */
 static uint64_t verify_page(struct integ *g, size_t page, uint32_t gen)
 {
@@ -81,7 +72,7 @@ static uint64_t verify_page(struct integ *g, size_t page, uint32_t gen)
 					 (unsigned long long)got);
 			pthread_mutex_unlock(&g->lock);
 		}
-		bad += diff_bytes(got, want);
+		bad += mb_diff_bytes(got, want);
 	}
 	return bad;
 }

@@ -179,15 +179,6 @@ void ik_fill(volatile uint64_t *page, uint64_t key, uint64_t gen)
 		page[w] = mix(key, gen, w);
 }
 
-static uint64_t diff_bytes(uint64_t a, uint64_t b)
-{
-	uint64_t x = a ^ b, n = 0;
-
-	for (int i = 0; i < 8; i++)
-		n += ((x >> (8 * i)) & 0xff) != 0;
-	return n;
-}
-
 enum ik_verdict ik_check(const volatile uint64_t *page, uint64_t key, uint64_t gen, int zero,
 			 uint64_t *ret_bad_bytes)
 {
@@ -197,13 +188,13 @@ enum ik_verdict ik_check(const volatile uint64_t *page, uint64_t key, uint64_t g
 	*ret_bad_bytes = 0;
 	if (zero) {
 		for (size_t w = 0; w < IK_WORDS; w++)
-			bad += diff_bytes(page[w], 0);
+			bad += mb_diff_bytes(page[w], 0);
 		*ret_bad_bytes = bad;
 		return bad ? IK_CORRUPT : IK_OK;
 	}
-	bad = diff_bytes(page[0], IK_MAGIC << 20 ^ key) + diff_bytes(page[1], gen);
+	bad = mb_diff_bytes(page[0], IK_MAGIC << 20 ^ key) + mb_diff_bytes(page[1], gen);
 	for (size_t w = 2; w < IK_WORDS; w++)
-		bad += diff_bytes(page[w], mix(key, gen, w));
+		bad += mb_diff_bytes(page[w], mix(key, gen, w));
 	if (bad == 0)
 		return IK_OK;
 	/* a whole earlier generation of this page: the later writes were lost */

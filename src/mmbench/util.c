@@ -203,3 +203,12 @@ int mb_parse_double(const char *s, double *ret)
 	*ret = v;
 	return 0;
 }
+
+uint64_t mb_diff_bytes(uint64_t a, uint64_t b)
+{
+	uint64_t x = a ^ b, n = 0;
+
+	for (int i = 0; i < 8; i++)
+		n += ((x >> (8 * i)) & 0xff) != 0;
+	return n;
+}

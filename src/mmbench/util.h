@@ -37,5 +37,7 @@ int mb_parse_list(const char *s, uint64_t *ret_mask);
 /* Strict number parsing for options: whole string, in range. */
 int mb_parse_long(const char *s, long min, long max, long *ret);
 int mb_parse_double(const char *s, double *ret);
+/* How many of the 8 bytes of a and b differ (corrupt-byte counts). */
+uint64_t mb_diff_bytes(uint64_t a, uint64_t b);
 
 #endif

@@ -51,14 +51,6 @@ expect_eq "one corrupt byte per repetition" '[1,1]' "$(jq -c '.results[0].metric
 expect_eq "the writers ran" true "$(jq '.results[0].metrics[] | select(.name == "writer_writes") | .median > 0' "$T/broken.json")"
 expect_eq "the toucher ran" true "$(jq '.results[0].metrics[] | select(.name == "toucher_faults") | .median > 0' "$T/broken.json")"
 
-# bad input: one line naming the option, exit 2, no document
-bad_input() {
-	local what=$1 regex=$2; shift 2
-	run_cmd bad "$@"
-	expect_eq "$what: exit" 2 "$RC"
-	expect_lines "$what: stderr" 1 "@$T/bad.err"
-	expect_match "$what: message" "$regex" "@$T/bad.err"
-}
 bad_input "zero rounds" "^mmbench contention: bad value '0' for option '--rounds'$" "$MMBENCH" contention --rounds 0 -o "$T/x.json"
 bad_input "fraction above 1" "^mmbench contention: bad value '1.5' for option '--min-moved-fraction'$" "$MMBENCH" contention --min-moved-fraction 1.5 -o "$T/x.json"
 bad_input "more writers than pages" "^mmbench contention: option '--writers': 300 writers for 256 pages" "$MMBENCH" contention --size-mib 1 --writers 300 -o "$T/x.json"

@@ -100,14 +100,6 @@ run_cmd noksm2 env MMBENCH_MM_SYSFS="$T/mm" "$MMBENCH" integrity --kind ksm,shme
 expect_eq "no KSM beside a kind that fails: exit (the failure wins)" 1 "$RC"
 expect_match "and the skip is still named" '^integrity kind ksm: skipped: no KSM' "@$T/noksm2.out"
 
-# bad input: one line naming the option, exit 2, no document
-bad_input() {
-	local what=$1 regex=$2; shift 2
-	run_cmd bad "$@"
-	expect_eq "$what: exit" 2 "$RC"
-	expect_lines "$what: stderr" 1 "@$T/bad.err"
-	expect_match "$what: message" "$regex" "@$T/bad.err"
-}
 bad_input "unknown kind" "^mmbench integrity: option '--kind': unknown name 'frob' \(one of: anon, anon-thp, fork-shared, shmem, file, ksm, mixed, all\)$" \
 	"$MMBENCH" integrity --kind anon,frob -o "$T/x.json"
 bad_input "unknown mover" "^mmbench integrity: option '--mover': unknown name 'move-pages' " \

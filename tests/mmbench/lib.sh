@@ -42,3 +42,13 @@ for part in sys.argv[1].split(","):
     n+=int(b or a)-int(a)+1
 print(n)' "$list"
 }
+
+# bad_input WHAT REGEX ARGS...: mmbench ARGS fails as bad input does: exit 2,
+# one stderr line matching REGEX (naming the option), no document.
+bad_input() {
+	local what=$1 regex=$2; shift 2
+	run_cmd bad "$@"
+	expect_eq "$what: exit" 2 "$RC"
+	expect_lines "$what: stderr" 1 "@$T/bad.err"
+	expect_match "$what: message" "$regex" "@$T/bad.err"
+}

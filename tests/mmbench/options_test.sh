@@ -4,13 +4,6 @@
 . "$(dirname "$0")/lib.sh"
 setup
 
-bad_input() {
-	local what=$1 regex=$2; shift 2
-	run_cmd bad "$@"
-	expect_eq "$what: exit" 2 "$RC"
-	expect_lines "$what: stderr" 1 "@$T/bad.err"
-	expect_match "$what: message" "$regex" "@$T/bad.err"
-}
 
 bad_input "no command" '^mmbench: no command given' "$MMBENCH"
 bad_input "unknown command" "^mmbench: unknown command 'frob'" "$MMBENCH" frob
