@@ -108,6 +108,7 @@ struct ik_shared {
 	char first[200];       /* the first mismatch, for the failure line */
 	uint64_t corrupt_bytes, lost, checked, writes, disturbances, syncs;
 	uint64_t child_failures;
+	uint64_t stray_bytes;  /* bytes changed in the mover's poisoned pages */
 };
 
 struct ik_run {
@@ -133,7 +134,22 @@ struct ik_run {
 	int mover_err;         /* a hard error: the repetition fails to run */
 	int worker_err;        /* the same, of a disturber or syncer */
 	const char *err_what;  /* which call failed: for the error line */
+	int inject;            /* --inject-corruption (test only): one stray byte too */
 };
+
+/* integrity_reuse.c: the frames a move round freed, taken back by the
+ * mover at once (mapped, bound to the node the pages left, poisoned) and
+ * held through the next round. */
+struct ik_reuse {
+	char *mem;
+	size_t bytes;
+};
+/* 0 or -errno (no memory: the round runs without the pressure). */
+int ik_reuse_take(struct ik_run *g, struct ik_reuse *r, int node);
+/* Checks every poisoned byte, unmaps; the bytes that changed (stray
+ * writes), also added to g->sh->stray_bytes and noted as the first
+ * mismatch. No-op when nothing was taken. */
+uint64_t ik_reuse_release(struct ik_run *g, struct ik_reuse *r);
 
 /* ksm: npages/IK_KSM_SHARE groups, page i in group i % groups, so each
  * KSM page is mapped IK_KSM_SHARE times and a move round has many of them. */

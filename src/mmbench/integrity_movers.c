@@ -4,7 +4,8 @@
  * (a child's COW copies are its own pages), mbind(2) MPOL_MF_MOVE of the
  * parent's range, and a write of 1 to /proc/sys/vm/compact_memory. NUMA
  * balancing needs no thread here: the run turns it on and moves the
- * workers between the nodes' CPUs (integrity_stress.c). */
+ * workers between the nodes' CPUs (integrity_stress.c). After each round
+ * the mover takes the frames it freed back, poisoned (integrity_reuse.c). */
 #include "integrity_kinds.h"
 #include "numa.h"
 #include "util.h"
@@ -194,6 +195,7 @@ void *ik_mover_main(void *arg)
 {
 	struct mover m = { .g = arg };
 	struct ik_run *g = m.g;
+	struct ik_reuse reuse = { 0 };
 	int list[IM_NMOVERS], n = 0;
 
 	for (int i = 0; i < IM_NMOVERS; i++)
@@ -232,7 +234,15 @@ void *ik_mover_main(void *arg)
 		if (r < 0)
 			g->mover_errors++;
 		g->rounds++;
+		/* the old copies are on the node the pages left */
+		(void)ik_reuse_release(g, &reuse);
+		(void)ik_reuse_take(g, &reuse, target == g->nb ? g->na : g->nb);
 	}
+	/* --inject-corruption: a stray write into the frames, as a stale TLB
+	 * entry would make one */
+	if (g->inject && reuse.mem)
+		reuse.mem[reuse.bytes / 2] ^= 0x5a;
+	(void)ik_reuse_release(g, &reuse);
 out:
 	free(m.pages);
 	free(m.nodes);

@@ -9,8 +9,10 @@
  * --min-migrations), skipped (77) when a kind cannot run here, with why.
  *
  * --inject-corruption (test only) breaks page 0 (one byte) and undoes the
- * last write of page 1 before the final check, so each kind must fail with
- * exactly one lost write and one corrupt byte per repetition. On one node
+ * last write of page 1 before the final check, and the mover flips one byte
+ * of its poisoned frames (integrity_reuse.c), so each kind must fail with
+ * exactly one lost write, one corrupt byte and one stray byte per
+ * repetition. On one node
  * it runs with moves to that same node (no migration), and without KSM,
  * compaction or NUMA balancing: the host's settings stay as they are. */
 #include "integrity_kinds.h"
@@ -33,11 +35,11 @@
 
 struct kind_metrics {
 	int corrupt, lost, pgmig, moved, rounds, checked, writes, disturb, numa, huge, huge_end, ksm;
-	int syncs, thp_mig;
+	int syncs, thp_mig, stray;
 };
 
 struct kind_total {
-	uint64_t corrupt, lost, pgmig, moved, checked, child_failures;
+	uint64_t corrupt, lost, pgmig, moved, checked, child_failures, stray;
 	long ksm_max;
 	char first[200];
 };
@@ -135,6 +137,7 @@ static int one_rep(struct ctx *x, int kind, const struct kind_metrics *m, struct
 	g->na = x->na;
 	g->nb = x->nb;
 	g->move_all = geteuid() == 0;
+	g->inject = x->o->inject_corruption;
 	/* NUMA balancing scans only VMAs without a policy */
 	g->bound = !(x->movers & (1u << IM_NUMA_BALANCING));
 	g->npages = ik_kind_pages(kind, c->pages);
@@ -240,6 +243,7 @@ static int one_rep(struct ctx *x, int kind, const struct kind_metrics *m, struct
 	(void)mb_vmstat_get(d, "thp_migration_success", &thp_mig);
 	mb_metric_push(x->r, m->corrupt, (double)g->sh->corrupt_bytes);
 	mb_metric_push(x->r, m->lost, (double)g->sh->lost);
+	mb_metric_push(x->r, m->stray, (double)g->sh->stray_bytes);
 	mb_metric_push(x->r, m->pgmig, (double)pg_ok);
 	mb_metric_push(x->r, m->moved, (double)g->moved);
 	mb_metric_push(x->r, m->rounds, (double)g->rounds);
@@ -259,6 +263,7 @@ static int one_rep(struct ctx *x, int kind, const struct kind_metrics *m, struct
 		mb_metric_push(x->r, m->syncs, (double)g->sh->syncs);
 	t->corrupt += g->sh->corrupt_bytes;
 	t->lost += g->sh->lost;
+	t->stray += g->sh->stray_bytes;
 	t->pgmig += pg_ok;
 	t->moved += g->moved;
 	t->checked += g->sh->checked;
@@ -335,6 +340,7 @@ static int run_kind(struct ctx *x, int kind, struct kind_total *t, char *reason,
 	}
 	m.corrupt = add_metric(x->r, kind, "corrupt_bytes", "bytes", MB_BETTER_LOWER);
 	m.lost = add_metric(x->r, kind, "lost_writes", "writes", MB_BETTER_LOWER);
+	m.stray = add_metric(x->r, kind, "stray_bytes", "bytes", MB_BETTER_LOWER);
 	m.pgmig = add_metric(x->r, kind, "pgmigrate_success", "pages", MB_BETTER_NONE);
 	m.moved = add_metric(x->r, kind, "move_pages_moved", "pages", MB_BETTER_NONE);
 	m.rounds = add_metric(x->r, kind, "mover_rounds", "rounds", MB_BETTER_NONE);
@@ -363,13 +369,15 @@ static int run_kind(struct ctx *x, int kind, struct kind_total *t, char *reason,
 
 static void print_kind(struct ctx *x, int kind, const struct kind_total *t)
 {
-	int bad = t->corrupt || t->lost || t->child_failures;
+	int bad = t->corrupt || t->lost || t->stray || t->child_failures;
 
 	fprintf(x->out, "integrity kind %s: %s: %llu pages migrated (pgmigrate_success), "
-		"%llu moved (move_pages), %llu lost writes, %llu corrupt bytes, %llu pages checked",
+		"%llu moved (move_pages), %llu lost writes, %llu corrupt bytes, "
+		"%llu stray bytes in freed frames, %llu pages checked",
 		ik_kind_name(kind), bad ? "FAILED" : "ok", (unsigned long long)t->pgmig,
 		(unsigned long long)t->moved, (unsigned long long)t->lost,
-		(unsigned long long)t->corrupt, (unsigned long long)t->checked);
+		(unsigned long long)t->corrupt, (unsigned long long)t->stray,
+		(unsigned long long)t->checked);
 	if (kind == IK_KSM)
 		fprintf(x->out, ", KSM pages_sharing %ld%s", t->ksm_max,
 			x->one_node_test ? " (KSM not started: --inject-corruption on one node)" : "");
@@ -494,12 +502,13 @@ int mb_integrity_kinds(const struct mb_opts *o, struct mb_result *r)
 		}
 		ran++;
 		print_kind(&x, k, &t);
-		if (t.corrupt || t.lost || t.child_failures) {
-			char what[160];
+		if (t.corrupt || t.lost || t.stray || t.child_failures) {
+			char what[200];
 
-			snprintf(what, sizeof(what), "%llu lost writes, %llu corrupt bytes%s%.110s",
+			snprintf(what, sizeof(what), "%llu lost writes, %llu corrupt bytes, "
+				 "%llu stray bytes%s%.110s",
 				 (unsigned long long)t.lost, (unsigned long long)t.corrupt,
-				 t.first[0] ? "; first: " : "", t.first);
+				 (unsigned long long)t.stray, t.first[0] ? "; first: " : "", t.first);
 			append(failed, sizeof(failed), "%s%s: %s", ik_kind_name(k), what);
 		} else if (o->min_migrations_text && t.pgmig < (uint64_t)o->min_migrations) {
 			char what[160];

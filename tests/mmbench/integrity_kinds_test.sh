@@ -33,6 +33,7 @@ for k in $kinds; do
 		   key=${k//-/_}
 		   expect_eq "--kind $k: no lost writes" '[0]' "$(metric "$T/$k.json" "${key}_lost_writes")"
 		   expect_eq "--kind $k: no corrupt bytes" '[0]' "$(metric "$T/$k.json" "${key}_corrupt_bytes")"
+		   expect_eq "--kind $k: no stray bytes" '[0]' "$(metric "$T/$k.json" "${key}_stray_bytes")"
 		   schema_ok "--kind $k" "$T/$k.json" --command integrity --status integrity=ok ;;
 		77) expect_match "--kind $k: skipped with the kind's reason" "^integrity kind $k: skipped: " "@$T/run-$k.out"
 		    skip "--kind $k on $nodes nodes" "$(grep -m1 "^integrity kind $k: skipped: " "$T/run-$k.out")" ;;
@@ -66,13 +67,14 @@ for k in $kinds; do
 		continue
 	fi
 	expect_match "--inject-corruption: kind $k failed, counted" \
-		"^integrity kind $k: FAILED: .* 1 lost writes, 1 corrupt bytes, [0-9]+ pages checked" "@$T/broken.out"
+		"^integrity kind $k: FAILED: .* 1 lost writes, 1 corrupt bytes, 1 stray bytes in freed frames, [0-9]+ pages checked" "@$T/broken.out"
 	expect_eq "--inject-corruption: kind $k: one lost write" '[1]' "$(metric "$T/broken.json" "${key}_lost_writes")"
 	expect_eq "--inject-corruption: kind $k: one corrupt byte" '[1]' "$(metric "$T/broken.json" "${key}_corrupt_bytes")"
+	expect_eq "--inject-corruption: kind $k: one stray byte in the mover's freed frames" '[1]' "$(metric "$T/broken.json" "${key}_stray_bytes")"
 	expect_eq "kind $k: its workers checked pages" true \
 		"$(jq --arg n "${key}_checked_pages" '.results[0].metrics[] | select(.name == $n) | .median > 0' "$T/broken.json")"
 done
-expect_match "the failure line lists the kinds" '^integrity: failed: anon: 1 lost writes, 1 corrupt bytes; first: page 0 ' "@$T/broken.out"
+expect_match "the failure line lists the kinds" '^integrity: failed: anon: 1 lost writes, 1 corrupt bytes, 1 stray bytes; first: 1 bytes written into frames a move round had freed ' "@$T/broken.out"
 expect_match "the disturber ran (mprotect, MADV_DONTNEED, munmap+remap)" '.' \
 	"$(jq '.results[0].metrics[] | select(.name == "shmem_disturbances") | select(.median > 0) | .name' "$T/broken.json")"
 expect_match "the file kind names its filesystem" '^integrity: file kind in ' "@$T/broken.out"
