@@ -116,6 +116,15 @@ int bench_munmap(const struct mb_opts *o, struct mb_result *r);
 int bench_exitdrain(const struct mb_opts *o, struct mb_result *r);
 int bench_integrity(const struct mb_opts *o, struct mb_result *r);
 int bench_contention(const struct mb_opts *o, struct mb_result *r);
+int bench_compaction(const struct mb_opts *o, struct mb_result *r);
+int bench_numa_hinting(const struct mb_opts *o, struct mb_result *r);
+
+/* The option checks of compaction and numa-hinting (struct mb_bench's
+ * check): 0, or -EINVAL with one line in err naming the option. */
+#define MB_COMPACTION_MIN_MIB 8   /* 4 page blocks to fragment */
+#define MB_NUMA_HINTING_MIN_S 1.0 /* less ends before NUMA balancing has scanned once */
+int mb_compaction_check_opts(const struct mb_opts *o, char *err, size_t err_size);
+int mb_numa_hinting_check_opts(const struct mb_opts *o, char *err, size_t err_size);
 
 struct mb_bench {
 	const char *name;

@@ -10,7 +10,8 @@ import math
 import statistics
 import sys
 
-BENCHES = {"fault", "migrate", "munmap", "exitdrain", "integrity", "contention"}
+BENCHES = {"fault", "migrate", "munmap", "exitdrain", "integrity", "contention", "compaction",
+           "numa-hinting"}
 problems = []
 
 

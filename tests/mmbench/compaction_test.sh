@@ -1,0 +1,105 @@
+#!/bin/bash
+# mmbench compaction --quick on this machine: where THP and a writable
+# compact_memory exist it runs (exit 0, schema-valid, pages migrated, the
+# figures consistent: peak >= mean IPI rate, IPIs per 1000 migrated pages
+# = IPIs / pgmigrate_success, whole 100 ms windows); where they do not it is
+# refused (exit 77, the reason on one line: a SKIP here, never a pass). The
+# refusals are also shown on purpose: a fake /sys/kernel/mm without THP or
+# with THP off (MMBENCH_MM_SYSFS), and, as root, a run as nobody (cannot
+# write compact_memory). compare judges its metrics by their direction.
+# Bad options: one line naming the option, exit 2, no document.
+# Reads: MMBENCH, TOP.
+. "$(dirname "$0")/lib.sh"
+setup
+
+metric() { jq -c --arg n "$2" '.results[0].metrics[] | select(.name == $n) | .values' "$1"; }
+# every value of metric $2 in $1 satisfies the jq condition $3 (on .)
+all_values() { jq --arg n "$2" "[.results[0].metrics[] | select(.name == \$n) | .values[] | $3] | length > 0 and all" "$1"; }
+
+thp=/sys/kernel/mm/transparent_hugepage/enabled
+can_run=yes reason=
+if [ ! -r "$thp" ]; then
+	can_run=no reason="no transparent huge pages (no $thp)"
+elif grep -q '\[never\]' "$thp"; then
+	can_run=no reason="transparent huge pages are off ($thp: never)"
+elif [ ! -e /proc/sys/vm/compact_memory ]; then
+	can_run=no reason="cannot write /proc/sys/vm/compact_memory (CONFIG_COMPACTION?): No such file or directory"
+elif [ ! -w /proc/sys/vm/compact_memory ]; then
+	can_run=no reason="cannot write /proc/sys/vm/compact_memory: Permission denied"
+fi
+echo "  THP: $(cat "$thp" 2>/dev/null || echo absent); compact_memory: $(ls -l /proc/sys/vm/compact_memory 2>&1)"
+
+run_cmd quick "$MMBENCH" compaction --quick -o "$T/c.json"
+if [ "$can_run" = no ]; then
+	expect_eq "compaction --quick here: exit (skipped)" 77 "$RC"
+	expect_line "the refusal names the reason" "compaction: skipped: $reason" "@$T/quick.out"
+	expect_lines "the refusal is one line" 1 "@$T/quick.out"
+	schema_ok "compaction (skipped)" "$T/c.json" --command compaction --status compaction=skipped
+	skip "compaction figures" "$reason"
+else
+	expect_eq "compaction --quick exit" 0 "$RC"
+	schema_ok "compaction" "$T/c.json" --command compaction --status compaction=ok
+	expect_eq "3 repetitions (--quick)" 3 "$(jq '.results[0].repetitions' "$T/c.json")"
+	expect_eq "compaction migrated pages in every repetition" true "$(all_values "$T/c.json" pgmigrate_success '. > 0')"
+	expect_eq "the migrate scanner scanned pages" true "$(all_values "$T/c.json" compact_migrate_scanned '. > 0')"
+	expect_eq "the fragmented node is named" true "$(jq '.results[0].params.node >= 0 and .results[0].params.kept_pages == .results[0].params.size_mib * 128' "$T/c.json")"
+	expect_eq "THPs obtained are a count" true "$(all_values "$T/c.json" thps_obtained '. >= 0 and . == floor')"
+	expect_eq "the system CPU time is counted" true "$(all_values "$T/c.json" sys_s '. > 0')"
+	expect_eq "the round is whole 100 ms windows" true "$(all_values "$T/c.json" window_s '. >= 0.1')"
+	if grep -q '^ *TLB:' /proc/interrupts; then
+		expect_eq "peak IPI rate >= mean, per repetition" true \
+			"$(jq '.results[0].metrics | (map(select(.name == "tlb_ipis_per_s_peak"))[0].values) as $p
+				| (map(select(.name == "tlb_ipis_per_s_mean"))[0].values) as $m
+				| [range($p | length) | $p[.] >= $m[.] - 1e-6] | all' "$T/c.json")"
+		expect_eq "IPIs per 1000 migrated pages = IPIs * 1000 / pgmigrate_success" true \
+			"$(jq '.results[0].metrics | (map(select(.name == "tlb_ipis"))[0].values) as $t
+				| (map(select(.name == "pgmigrate_success"))[0].values) as $g
+				| (map(select(.name == "tlb_ipis_per_1000_migrated_pages"))[0].values) as $r
+				| [range($t | length) | (($t[.] * 1000 / $g[.]) - $r[.]) | fabs < 1e-3] | all' "$T/c.json")"
+	else
+		skip "the IPI figures" "no TLB row in /proc/interrupts (not x86): the IPI metrics are left out"
+	fi
+	for n in tlb_ipis_per_s_peak tlb_ipis_per_s_mean tlb_ipis_per_1000_migrated_pages pgmigrate_success thps_obtained sys_s; do
+		echo "  measured: $n $(metric "$T/c.json" "$n")"
+	done
+	# compare: the same document is the same; 100x the peak rate is worse
+	run_cmd same "$MMBENCH" compare "$T/c.json" "$T/c.json"
+	expect_eq "compare A A: exit" 0 "$RC"
+	expect_match "compare judges the per-1000 figure" '^compaction +tlb_ipis_per_1000_migrated_pages .* same$' "@$T/same.out"
+	jq '.results[0].metrics |= map(if .name == "tlb_ipis_per_s_peak" then (.values |= map(. * 100 + 1000)) | .median = (.values | sort | .[1]) else . end)' \
+		"$T/c.json" > "$T/worse.json"
+	run_cmd worse "$MMBENCH" compare "$T/c.json" "$T/worse.json"
+	expect_eq "compare: 100x the peak IPI rate: exit (regression)" 1 "$RC"
+	expect_match "a higher peak rate is worse" '^compaction +tlb_ipis_per_s_peak .* worse REGRESSION$' "@$T/worse.out"
+fi
+
+# The refusals, shown whatever this machine has: no THP, THP off.
+mkdir -p "$T/nothp" "$T/off/transparent_hugepage"
+echo 'always madvise [never]' > "$T/off/transparent_hugepage/enabled"
+run_cmd nothp env MMBENCH_MM_SYSFS="$T/nothp" "$MMBENCH" compaction --quick -o "$T/nothp.json"
+expect_eq "no THP in the kernel: exit (skipped)" 77 "$RC"
+expect_line "no THP: the reason" "compaction: skipped: no transparent huge pages (no $T/nothp/transparent_hugepage/enabled)" "@$T/nothp.out"
+schema_ok "no THP (skipped)" "$T/nothp.json" --command compaction --status compaction=skipped
+run_cmd off env MMBENCH_MM_SYSFS="$T/off" "$MMBENCH" compaction --quick --json
+expect_eq "THP off: exit (skipped)" 77 "$RC"
+expect_line "THP off: the reason" "compaction: skipped: transparent huge pages are off ($T/off/transparent_hugepage/enabled: never)" "@$T/off.err"
+schema_ok "THP off (skipped, --json)" "$T/off.out" --command compaction --status compaction=skipped
+# Not root: compact_memory is root's (mode 0200).
+if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null && [ "$can_run" = yes ]; then
+	run_cmd nobody setpriv --reuid=65534 --regid=65534 --clear-groups "$MMBENCH" compaction --quick --json
+	expect_eq "as nobody: exit (skipped)" 77 "$RC"
+	expect_line "as nobody: the reason" "compaction: skipped: cannot write /proc/sys/vm/compact_memory: Permission denied" "@$T/nobody.err"
+	schema_ok "as nobody (skipped)" "$T/nobody.out" --command compaction --status compaction=skipped
+else
+	skip "compaction as nobody" "needs root, setpriv and a machine where root can run it"
+fi
+
+bad_input "too small to fragment" "^mmbench compaction: option '--size-mib': 4 MiB, compaction needs at least 8 \(4 page blocks to fragment\)$" \
+	"$MMBENCH" compaction --size-mib 4 -o "$T/x.json"
+bad_input "not a size" "^mmbench compaction: bad value '1x' for option '--size-mib'$" \
+	"$MMBENCH" compaction --size-mib 1x -o "$T/x.json"
+bad_input "zero threads" "^mmbench compaction: bad value '0' for option '--threads'$" \
+	"$MMBENCH" compaction --threads 0 -o "$T/x.json"
+bad_input "an option of another benchmark" "^mmbench compaction: option '--seconds' does not apply to compaction$" \
+	"$MMBENCH" compaction --seconds 2 -o "$T/x.json"
+expect_absent "no document after bad input" "$T/x.json"

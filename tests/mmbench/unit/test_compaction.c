@@ -1,0 +1,163 @@
+/* Unit tests for the compaction benchmark's pure parts: the peak and mean
+ * IPI rates over 100 ms windows (tlb_windows.c), its table entry and its
+ * options through the parser and its check; and the sampler on this
+ * machine's /proc/interrupts where it has a TLB row. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "mmbench.h"
+#include "tlb_windows.h"
+#include "util.h"
+
+#define MS 1000000ULL
+
+static void test_peak_mean(void **state)
+{
+	/* 0..300 ms: 100, then 500, then 0 IPIs per window */
+	uint64_t t[] = { 0, 100 * MS, 200 * MS, 300 * MS };
+	uint64_t c[] = { 1000, 1100, 1600, 1600 };
+	double peak = -1, mean = -1;
+
+	(void)state;
+	assert_int_equal(mb_rate_windows(t, c, 4, &peak, &mean), 0);
+	assert_float_equal(peak, 5000.0, 1e-9);
+	assert_float_equal(mean, 2000.0, 1e-9);
+}
+
+static void test_uneven_windows(void **state)
+{
+	/* a late sample: the rate is per the window's real length */
+	uint64_t t[] = { 0, 100 * MS, 250 * MS };
+	uint64_t c[] = { 0, 10, 40 };
+	double peak, mean;
+
+	(void)state;
+	assert_int_equal(mb_rate_windows(t, c, 3, &peak, &mean), 0);
+	assert_float_equal(peak, 200.0, 1e-9);
+	assert_float_equal(mean, 160.0, 1e-9);
+}
+
+static void test_one_window_and_idle(void **state)
+{
+	uint64_t t[] = { 5 * MS, 105 * MS };
+	uint64_t c[] = { 7, 7 };
+	double peak = -1, mean = -1;
+
+	(void)state;
+	assert_int_equal(mb_rate_windows(t, c, 2, &peak, &mean), 0);
+	assert_float_equal(peak, 0.0, 0);
+	assert_float_equal(mean, 0.0, 0);
+	/* one window: peak and mean are the same figure */
+	c[1] = 57;
+	assert_int_equal(mb_rate_windows(t, c, 2, &peak, &mean), 0);
+	assert_float_equal(peak, 500.0, 1e-9);
+	assert_float_equal(mean, 500.0, 1e-9);
+}
+
+static void test_bad_samples(void **state)
+{
+	uint64_t t[] = { 0, 100 * MS, 100 * MS }, c[] = { 0, 1, 2 };
+	uint64_t t2[] = { 0, 100 * MS, 200 * MS }, c2[] = { 5, 9, 3 };
+	double peak = 42, mean = 42;
+
+	(void)state;
+	assert_int_equal(mb_rate_windows(t, c, 1, &peak, &mean), -EINVAL);
+	assert_int_equal(mb_rate_windows(t, c, 0, &peak, &mean), -EINVAL);
+	assert_int_equal(mb_rate_windows(t, c, 3, &peak, &mean), -EINVAL);   /* time stood still */
+	assert_int_equal(mb_rate_windows(t2, c2, 3, &peak, &mean), -EINVAL); /* count went back */
+	assert_float_equal(peak, 42, 0); /* untouched on error */
+	assert_float_equal(mean, 42, 0);
+}
+
+static void test_sampler(void **state)
+{
+	struct mb_tlb_sampler s;
+	double peak, mean;
+	int r;
+
+	(void)state;
+	r = mb_tlb_sampler_start(&s, 10 * MS);
+	if (r == -ENOENT) {
+		mb_tlb_sampler_free(&s);
+		skip(); /* no TLB row in /proc/interrupts (not x86) */
+	}
+	assert_int_equal(r, 0);
+	mb_sleep_until_ns(mb_now_ns() + 35 * MS);
+	assert_int_equal(mb_tlb_sampler_stop(&s), 0);
+	/* the first sample, three whole windows, and the one the stop ended */
+	assert_true(s.n >= 4);
+	for (size_t i = 1; i < s.n; i++)
+		assert_true(s.t_ns[i] - s.t_ns[0] >= i * 10 * MS);
+	assert_int_equal(mb_rate_windows(s.t_ns, s.count, s.n, &peak, &mean), 0);
+	assert_true(peak >= mean);
+	mb_tlb_sampler_free(&s);
+	mb_tlb_sampler_free(&s); /* twice: harmless */
+}
+
+static int parse(struct mb_opts *o, int argc, char **argv)
+{
+	const struct mb_bench *b = mb_find_bench("compaction");
+
+	memset(o, 0, sizeof(*o));
+	assert_non_null(b);
+	return mb_parse_opts("compaction", b->opts, argc, argv, o);
+}
+
+static void test_opts(void **state)
+{
+	char *ok[] = { "compaction", "--size-mib", "16", "--threads", "3", "--quick", "--reps",
+		       "2", "-o", "x.json", NULL };
+	char *small[] = { "compaction", "--size-mib", "4", NULL };
+	char *secs[] = { "compaction", "--seconds", "5", NULL };
+	char *thp[] = { "compaction", "--thp", NULL };
+	struct mb_opts o;
+	char err[200];
+
+	(void)state;
+	assert_int_equal(parse(&o, 10, ok), 0);
+	assert_int_equal(o.size_mib, 16);
+	assert_int_equal(o.threads, 3);
+	assert_int_equal(o.reps, 2);
+	assert_int_equal(mb_compaction_check_opts(&o, err, sizeof(err)), 0);
+	memset(&o, 0, sizeof(o));
+	assert_int_equal(mb_compaction_check_opts(&o, err, sizeof(err)), 0); /* the defaults */
+
+	assert_int_equal(parse(&o, 3, small), 0);
+	assert_int_equal(mb_compaction_check_opts(&o, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "option '--size-mib': 4 MiB, compaction needs at least 8 "
+			    "(4 page blocks to fragment)");
+	assert_int_equal(parse(&o, 3, secs), -EINVAL);
+	assert_int_equal(parse(&o, 2, thp), -EINVAL);
+}
+
+static void test_table(void **state)
+{
+	const struct mb_bench *b = mb_find_bench("compaction");
+
+	(void)state;
+	assert_non_null(b);
+	assert_true(b->fn == bench_compaction);
+	assert_true(b->check == mb_compaction_check_opts);
+	assert_int_equal(b->opts, MB_OPT_THREADS | MB_OPT_SIZE);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_peak_mean),
+		cmocka_unit_test(test_uneven_windows),
+		cmocka_unit_test(test_one_window_and_idle),
+		cmocka_unit_test(test_bad_samples),
+		cmocka_unit_test(test_sampler),
+		cmocka_unit_test(test_opts),
+		cmocka_unit_test(test_table),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
