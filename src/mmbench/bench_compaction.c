@@ -34,6 +34,8 @@ struct cp_run {
 	int node;
 	int stop;
 	int faulting;       /* workers still faulting their THP memory */
+	uint64_t *pfns;     /* the kept pages' frames before the round */
+	uint64_t *pfns_after;
 };
 
 struct cp_worker {
@@ -179,9 +181,26 @@ static int fragment(struct cp_run *c)
 }
 
 struct cp_metrics {
-	int peak, mean, per1000, tlb, sys, scanned, isolated, migrated, stall, thps, thp_alloc,
-	    thp_fallback, window;
+	int peak, mean, per1000, tlb, sys, scanned, isolated, migrated, kept_migrated, stall, thps,
+	    thp_alloc, thp_fallback, window;
 };
+
+/* How many kept pages compaction moved: their frame changed. -1 when the
+ * frames are hidden (pagemap shows 0 without CAP_SYS_ADMIN). */
+static long kept_moved(const struct cp_run *c)
+{
+	size_t n = c->frag_bytes / MB_PAGE / 2;
+	long moved = 0;
+
+	if (mb_pagemap_pfns(c->frag, n, 2, c->pfns_after) < 0)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		if (!c->pfns[i] || !c->pfns_after[i])
+			return -1;
+		moved += c->pfns[i] != c->pfns_after[i];
+	}
+	return moved;
+}
 
 struct cp_rep {
 	struct mb_counters before, after, d;
@@ -226,12 +245,14 @@ static int one_rep(struct mb_result *r, struct cp_run *c, struct cp_worker *w, i
 		   const char *compact_file, const struct cp_metrics *m, struct cp_rep *x)
 {
 	uint64_t huge0 = 0, huge1 = 0, t0, ok = 0;
-	int has_huge, has_samples, ret, ret2;
+	int has_huge, has_samples, has_pfns, ret, ret2;
+	long moved = -1;
 	double sys0, peak, mean;
 
 	ret = fragment(c);
 	if (ret < 0)
 		return ret;
+	has_pfns = mb_pagemap_pfns(c->frag, c->frag_bytes / MB_PAGE / 2, 2, c->pfns) == 0;
 	has_huge = anon_huge_kib(&huge0) == 0;
 	sys0 = mb_sys_seconds();
 	ret = mb_counters_snapshot(&x->before);
@@ -254,6 +275,8 @@ static int one_rep(struct mb_result *r, struct cp_run *c, struct cp_worker *w, i
 			if (ret == 0 && w[i].err < 0)
 				ret = w[i].err;
 		}
+	if (has_pfns)
+		moved = kept_moved(c);
 	ret2 = has_samples ? mb_tlb_sampler_stop(&x->s) : 0;
 	if (ret == 0)
 		ret = ret2;
@@ -279,6 +302,8 @@ static int one_rep(struct mb_result *r, struct cp_run *c, struct cp_worker *w, i
 	mb_metric_push(r, m->scanned, vm_delta(&x->d, "compact_migrate_scanned"));
 	mb_metric_push(r, m->isolated, vm_delta(&x->d, "compact_isolated"));
 	mb_metric_push(r, m->migrated, (double)ok);
+	if (moved >= 0)
+		mb_metric_push(r, m->kept_migrated, (double)moved);
 	mb_metric_push(r, m->stall, vm_delta(&x->d, "compact_stall"));
 	if (has_huge)
 		mb_metric_push(r, m->thps, (double)(huge1 > huge0 ? huge1 - huge0 : 0) / 2048.0);
@@ -377,6 +402,7 @@ int bench_compaction(const struct mb_opts *o, struct mb_result *r)
 	m.scanned = mb_metric_add(r, "compact_migrate_scanned", "pages", MB_BETTER_NONE);
 	m.isolated = mb_metric_add(r, "compact_isolated", "pages", MB_BETTER_NONE);
 	m.migrated = mb_metric_add(r, "pgmigrate_success", "pages", MB_BETTER_NONE);
+	m.kept_migrated = mb_metric_add(r, "kept_pages_migrated", "pages", MB_BETTER_NONE);
 	m.stall = mb_metric_add(r, "compact_stall", "stalls", MB_BETTER_NONE);
 	m.thps = mb_metric_add(r, "thps_obtained", "THPs", MB_BETTER_HIGHER);
 	m.thp_alloc = mb_metric_add(r, "thp_fault_alloc", "THPs", MB_BETTER_NONE);
@@ -385,7 +411,9 @@ int bench_compaction(const struct mb_opts *o, struct mb_result *r)
 
 	w = calloc((size_t)nw, sizeof(*w));
 	x = calloc(1, sizeof(*x));
-	if (!w || !x) {
+	c.pfns = calloc(c.frag_bytes / MB_PAGE / 2, sizeof(*c.pfns));
+	c.pfns_after = calloc(c.frag_bytes / MB_PAGE / 2, sizeof(*c.pfns_after));
+	if (!w || !x || !c.pfns || !c.pfns_after) {
 		ret = -ENOMEM;
 		goto out;
 	}
@@ -405,5 +433,7 @@ int bench_compaction(const struct mb_opts *o, struct mb_result *r)
 out:
 	free(w);
 	free(x);
+	free(c.pfns);
+	free(c.pfns_after);
 	return ret;
 }

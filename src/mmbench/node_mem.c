@@ -3,9 +3,11 @@
 #include "util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* The line that starts with start in hex, as numa_maps prints it. */
 static const char *find_mapping(const char *text, uintptr_t start)
@@ -62,6 +64,42 @@ int mb_numa_maps_pages(const void *start, int node, uint64_t *ret_on_node, uint6
 		return r;
 	r = mb_parse_numa_maps(text, (uintptr_t)start, node, ret_on_node, ret_pages);
 	free(text);
+	return r;
+}
+
+uint64_t mb_pagemap_pfn(uint64_t entry)
+{
+	return entry >> 63 ? entry & ((1ULL << 55) - 1) : 0;
+}
+
+int mb_pagemap_pfns(const void *addr, size_t n, size_t stride, uint64_t *pfns)
+{
+	size_t first = (uintptr_t)addr / MB_PAGE, span = n ? (n - 1) * stride + 1 : 0, chunk = 4096;
+	uint64_t *buf = malloc(chunk * sizeof(*buf));
+	int fd, r = 0;
+
+	if (!buf)
+		return -ENOMEM;
+	fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		r = -errno;
+		goto out;
+	}
+	/* one pread per chunk of entries, not per page: 1 GiB is 256K entries */
+	for (size_t at = 0; at < span && r == 0; at += chunk) {
+		size_t want = span - at < chunk ? span - at : chunk;
+		ssize_t got = pread(fd, buf, want * sizeof(*buf), (off_t)((first + at) * sizeof(*buf)));
+
+		if (got != (ssize_t)(want * sizeof(*buf))) {
+			r = got < 0 ? -errno : -EIO;
+			break;
+		}
+		for (size_t i = (stride - at % stride) % stride; i < want; i += stride)
+			pfns[(at + i) / stride] = mb_pagemap_pfn(buf[i]);
+	}
+	close(fd);
+out:
+	free(buf);
 	return r;
 }
 

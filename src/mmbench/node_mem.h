@@ -1,9 +1,11 @@
 /* Where memory sits, per NUMA node: the pages of one mapping on each node
- * (/proc/self/numa_maps), a node's free memory and its CPUs (sysfs). The
+ * (/proc/self/numa_maps), the page frames behind a range (/proc/self/pagemap:
+ * did compaction move them), a node's free memory and its CPUs (sysfs). The
  * parsers take text so the unit tests can feed them fixtures. */
 #ifndef MMBENCH_NODE_MEM_H
 #define MMBENCH_NODE_MEM_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* The numa_maps line of the mapping that starts at start: its pages on
@@ -13,6 +15,13 @@ int mb_parse_numa_maps(const char *text, uintptr_t start, int node, uint64_t *re
 		       uint64_t *ret_pages);
 /* The same from this process's /proc/self/numa_maps. */
 int mb_numa_maps_pages(const void *start, int node, uint64_t *ret_on_node, uint64_t *ret_pages);
+
+/* The page frame of one /proc/self/pagemap entry: bits 0-54 when present
+ * (bit 63), else 0. Without CAP_SYS_ADMIN the kernel reports 0 frames. */
+uint64_t mb_pagemap_pfn(uint64_t entry);
+/* The frames of n pages from addr, every stride-th page (pfns[0..n)).
+ * 0 or -errno. */
+int mb_pagemap_pfns(const void *addr, size_t n, size_t stride, uint64_t *pfns);
 
 /* "Node 0 MemFree:  123 kB" (a node's meminfo): the value of key in KiB.
  * 0 or -ENOENT. */

@@ -1,7 +1,8 @@
 /* Unit tests for the compaction benchmark's pure parts: the peak and mean
  * IPI rates over 100 ms windows (tlb_windows.c), its table entry and its
- * options through the parser and its check; and the sampler on this
- * machine's /proc/interrupts where it has a TLB row. */
+ * options through the parser and its check, the pagemap frame decoding; and
+ * the sampler on this machine's /proc/interrupts where it has a TLB row,
+ * and the pagemap reader on a mapping of this process. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,8 +11,11 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "mmbench.h"
+#include "node_mem.h"
 #include "tlb_windows.h"
 #include "util.h"
 
@@ -100,6 +104,38 @@ static void test_sampler(void **state)
 	mb_tlb_sampler_free(&s); /* twice: harmless */
 }
 
+static void test_pagemap_entry(void **state)
+{
+	(void)state;
+	assert_int_equal(mb_pagemap_pfn(1ULL << 63 | 0x12345), 0x12345);
+	/* the flag bits 55-62 (soft-dirty, exclusive, file) are no frame */
+	assert_int_equal(mb_pagemap_pfn(1ULL << 63 | 1ULL << 55 | 1ULL << 61 | 7), 7);
+	assert_int_equal(mb_pagemap_pfn(0x12345), 0);      /* not present */
+	assert_int_equal(mb_pagemap_pfn(1ULL << 62 | 5), 0); /* swapped */
+}
+
+static void test_pagemap_self(void **state)
+{
+	size_t pages = 4100; /* more than one read chunk of 4096 entries */
+	char *p = mmap(NULL, pages * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		       -1, 0);
+	uint64_t pfn_all[4100], pfn_odd[2050];
+
+	(void)state;
+	assert_true(p != MAP_FAILED);
+	(void)madvise(p, pages * 4096, MADV_NOHUGEPAGE);
+	for (size_t i = 0; i < pages; i++)
+		p[i * 4096] = 1;
+	assert_int_equal(mb_pagemap_pfns(p, pages, 1, pfn_all), 0);
+	assert_int_equal(mb_pagemap_pfns(p + 4096, pages / 2, 2, pfn_odd), 0);
+	for (size_t i = 0; i < pages / 2; i++)
+		assert_true(pfn_odd[i] == pfn_all[2 * i + 1]);
+	if (geteuid() == 0) /* others see 0 frames */
+		for (size_t i = 0; i < pages; i++)
+			assert_true(pfn_all[i] != 0);
+	munmap(p, pages * 4096);
+}
+
 static int parse(struct mb_opts *o, int argc, char **argv)
 {
 	const struct mb_bench *b = mb_find_bench("compaction");
@@ -155,6 +191,8 @@ int main(void)
 		cmocka_unit_test(test_one_window_and_idle),
 		cmocka_unit_test(test_bad_samples),
 		cmocka_unit_test(test_sampler),
+		cmocka_unit_test(test_pagemap_entry),
+		cmocka_unit_test(test_pagemap_self),
 		cmocka_unit_test(test_opts),
 		cmocka_unit_test(test_table),
 	};
