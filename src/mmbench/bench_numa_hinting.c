@@ -3,7 +3,8 @@
  * memory that sits on the other node, with NUMA balancing on and a short
  * scan period: the scanner makes their PTEs PROT_NONE (a TLB flush per
  * range), each access then takes a hinting fault, and the fault migrates
- * the page to the workers' node. Reports the hinting faults, the pages NUMA
+ * the page to the workers' node. A spinner thread on every other CPU keeps
+ * the mm live there, so the flushes have receivers. Reports the hinting faults, the pages NUMA
  * balancing migrated, TLB IPIs per 1000 hinting faults and the time until
  * the memory is local (by /proc/self/numa_maps). Every knob written is put
  * back afterwards (knobs.c). Needs two nodes and NUMA balancing: exits 77
@@ -49,7 +50,7 @@ struct nh_worker {
 	pthread_t tid;
 	struct nh_run *run;
 	int cpu;
-	size_t off, len;
+	size_t off, len;    /* len 0: a spinner */
 	int started;
 };
 
@@ -69,10 +70,13 @@ static void *worker_main(void *arg)
 	struct nh_run *c = w->run;
 
 	(void)mb_pin_to_cpu(w->cpu); /* best effort: cpusets may forbid it */
-	/* writes, so each hinting fault is on a page this node's CPUs use */
-	while (!__atomic_load_n(&c->stop, __ATOMIC_RELAXED))
+	/* writes, so each hinting fault is on a page this node's CPUs use; a
+	 * spinner touches nothing and only keeps the mm live on its CPU */
+	while (!__atomic_load_n(&c->stop, __ATOMIC_RELAXED)) {
 		for (size_t off = w->off; off < w->off + w->len; off += MB_PAGE)
 			c->mem[off]++;
+		__asm__ __volatile__("" ::: "memory");
+	}
 	return NULL;
 }
 
@@ -273,7 +277,7 @@ int bench_numa_hinting(const struct mb_opts *o, struct mb_result *r)
 	struct nh_rep *x = NULL;
 	struct nh_metrics m;
 	uint64_t cpus, free_kib = 0;
-	int a, b, nw, ncpu, first, ret;
+	int a, b, nw, nspin = 0, ncpu, first, ret;
 	const char *scan;
 	char why[300];
 
@@ -299,11 +303,17 @@ int bench_numa_hinting(const struct mb_opts *o, struct mb_result *r)
 	ncpu = __builtin_popcountll(cpus);
 	first = __builtin_ctzll(cpus);
 	nw = o->threads ? o->threads : ncpu;
+	/* one spinner on every CPU outside the workers' node, as migrate has:
+	 * the PTE scans' and migrations' flushes then have receivers there (a
+	 * 2-vCPU guest with one CPU per node would have none) */
+	for (int cpu = 0; cpu < mb_online_cpus() && cpu < 64; cpu++)
+		nspin += !(cpus & (1ULL << cpu));
 	c.bytes = (size_t)size_mib << 20;
 	mb_param_num(r, "local_node", c.local);
 	mb_param_num(r, "remote_node", c.remote);
 	mb_param_num(r, "size_mib", (double)size_mib);
 	mb_param_num(r, "threads", nw);
+	mb_param_num(r, "spinner_threads", nspin);
 	mb_param_num(r, "timeout_s", timeout_s);
 	mb_param_num(r, "local_fraction", NH_LOCAL_FRACTION);
 	m.time = mb_metric_add(r, "time_to_local_s", "s", MB_BETTER_LOWER);
@@ -317,7 +327,7 @@ int bench_numa_hinting(const struct mb_opts *o, struct mb_result *r)
 	m.sys = mb_metric_add(r, "sys_s", "s", MB_BETTER_LOWER);
 	m.local_end = mb_metric_add(r, "local_fraction_end", "fraction", MB_BETTER_NONE);
 
-	w = calloc((size_t)nw, sizeof(*w));
+	w = calloc((size_t)(nw + nspin), sizeof(*w));
 	x = calloc(1, sizeof(*x));
 	if (!w || !x) {
 		ret = -ENOMEM;
@@ -334,6 +344,11 @@ int bench_numa_hinting(const struct mb_opts *o, struct mb_result *r)
 			cpu = (cpu + 1) % 64;
 		while (!(cpus & (1ULL << cpu)));
 	}
+	for (int i = nw, cpu = 0; i < nw + nspin; i++, cpu++) {
+		while (cpus & (1ULL << cpu))
+			cpu++;
+		w[i].cpu = cpu;
+	}
 	(void)mb_pin_to_cpu(first);
 	ret = mb_knob_set(NUMA_BALANCING, "1");
 	if (ret < 0)
@@ -342,7 +357,7 @@ int bench_numa_hinting(const struct mb_opts *o, struct mb_result *r)
 	mb_param_str(r, "scan_knobs", scan ? scan : "none writable: the kernel's scan period");
 	ret = mb_run_begin(r);
 	for (int rep = 0; rep < r->reps && ret == 0 && r->status == MB_STATUS_OK; rep++) {
-		ret = one_rep(r, &c, w, nw, timeout_s, &m, x);
+		ret = one_rep(r, &c, w, nw + nspin, timeout_s, &m, x);
 		if (c.map)
 			munmap(c.map, c.map_bytes);
 		c.map = c.mem = NULL;
