@@ -33,3 +33,22 @@ PEER_STRESS_SECONDS ?= 20
 PHONY += peer-stress-ng
 peer-stress-ng: $(addprefix guest-packages-,$(PEER_BASES)) $(addprefix vanilla-packages-,$(PEER_BASES)) | deps-vm
 	@rc=0; for b in $(PEER_SELFTEST_BUILDS); do $(TOP)/tools/peer/stress-ng.sh $$b --seconds $(PEER_STRESS_SECONDS) || rc=1; done; exit $$rc
+
+# mmbench integrity over every kind of folio (anon, anon-thp, fork-shared,
+# shmem, file on tmpfs, ksm, mixed), one guest boot per kind
+# (tools/peer/integrity-run.sh): the long run on the patched guests, the
+# negative control on the canary's BAD kernel (6.1 with
+# patches/test/6.1-migrate-skip-flush.patch), which every kind must catch.
+PEER_INTEGRITY_SECONDS ?= 300
+PEER_INTEGRITY_PAGES ?= 4096
+PEER_INTEGRITY_GOAL ?= 10000000
+## proof: peer-integrity  mmbench integrity, every kind PEER_INTEGRITY_SECONDS s (300) on PEER_INTEGRITY_PAGES pages (4096), on the patched guests of PEER_BASES: 0 lost writes, 0 corrupt or stray bytes, no splat, at least PEER_INTEGRITY_GOAL (10^7) page migrations per kernel; report out/peer/integrity-report.txt
+PHONY += peer-integrity
+peer-integrity: $(addprefix guest-kernel-,$(PEER_BASES)) $(MMB_STATIC) | deps-vm
+	@$(TOP)/tools/peer/integrity-run.sh --expect ok --seconds $(PEER_INTEGRITY_SECONDS) --pages $(PEER_INTEGRITY_PAGES) --goal $(PEER_INTEGRITY_GOAL) --report $(OUT)/peer/integrity-report.txt $(foreach b,$(PEER_BASES),$(call guest_build,$(b)))
+
+PEER_NEGATIVE_SECONDS ?= 30
+## proof: peer-negative  the negative control: every integrity kind on the canary's BAD kernel (6.1 without the TLB flush before the copy) must catch it (lost writes, corrupt or stray bytes, a crash, a hang or a splat); report out/peer/integrity-negative-report.txt
+PHONY += peer-negative
+peer-negative: canary-bad-kernel $(MMB_STATIC) | deps-vm
+	@$(TOP)/tools/peer/integrity-run.sh --expect fail --seconds $(PEER_NEGATIVE_SECONDS) --pages 1024 --report $(OUT)/peer/integrity-negative-report.txt "$$(cat $(CANARY_BAD_REF))"

@@ -14,6 +14,9 @@
 #                  on recorded outputs (no VM boot)
 #   stress_ng_parse_test  the stress-ng verdicts of tools/peer/stress-ng.sh
 #                  (tests/vm/stress_ng_guest.sh) on recorded output (no boot)
+#   integrity_verdict_test  the verdicts of tools/peer/integrity-run.sh (the
+#                  long integrity run and its negative control) on a
+#                  recorded guest output and its broken variants (no boot)
 #   vmtest_test    the harness itself (exit status, output, timeout, bad
 #                  option), booting the first build's IMAGE
 #   quick-<base>   per build: tests/vm/guest.sh quick (busybox initramfs,
@@ -100,6 +103,7 @@ run_test --summary resolve_test env VM_BUILDS="$builds" bash "$here/resolve_test
 run_test --summary splat_test bash "$here/splat_test.sh"
 run_test --summary selftest_verdict_test bash "$here/selftest_verdict_test.sh"
 run_test --summary stress_ng_parse_test bash "$here/stress_ng_parse_test.sh"
+run_test --summary integrity_verdict_test bash "$here/integrity_verdict_test.sh"
 run_test --summary vmtest_test bash "$here/vmtest_test.sh" "$(bid_get "$first_build" IMAGE)"
 for t in "${tests[@]}"; do
 	run_test --summary "$t" "$here/guest.sh" "${t%%-*}" "${build_of[$t]}"
