@@ -52,3 +52,21 @@ PEER_NEGATIVE_SECONDS ?= 30
 PHONY += peer-negative
 peer-negative: canary-bad-kernel $(MMB_STATIC) | deps-vm
 	@$(TOP)/tools/peer/integrity-run.sh --expect fail --seconds $(PEER_NEGATIVE_SECONDS) --pages 1024 --report $(OUT)/peer/integrity-negative-report.txt "$$(cat $(CANARY_BAD_REF))"
+
+# A kernel that breaks a selftest on purpose, to show the selftests check
+# fails: 6.1 with patches/test/6.1-migrate-one-retry.patch (one trylock
+# pass and one sync pass per folio instead of 3 + 7), built by the kbuild
+# stage scripts with exactly these knobs; its identity file's path in
+# SELFTESTS_BREAKER_REF.
+SELFTESTS_BREAKER_PATCH := $(TOP)/patches/test/6.1-migrate-one-retry.patch
+SELFTESTS_BREAKER_REF := $(OUT)/peer/breaker-build.path
+
+## build: selftests-breaker-kernel  the 6.1 guest kernel with patches/test/6.1-migrate-one-retry.patch (migration gives up on a busy folio after 2 passes); its identity file's path in out/peer/breaker-build.path
+PHONY += selftests-breaker-kernel
+selftests-breaker-kernel: | deps-kernel
+	@mkdir -p $(dir $(SELFTESTS_BREAKER_REF)) && $(TOP)/tools/vmtest/build-kernel.sh -o $(SELFTESTS_BREAKER_REF) BASE=6.1 FLAVOR=guest EXTRA_PATCHES=$(SELFTESTS_BREAKER_PATCH)
+
+## proof: peer-selftests-breaker  the selftests check on a kernel broken on purpose: 6.1's migration tests and compaction_test on the patched 6.1 guest and on the breaker kernel; the tree's own migration test must fail on the breaker (report out/peer/selftests-breaker-report.txt)
+PHONY += peer-selftests-breaker
+peer-selftests-breaker: guest-kernel-6.1 selftests-breaker-kernel $(MMB_STATIC) | deps-vm
+	@$(TOP)/tools/peer/selftests-breaker.sh $(call guest_build,6.1) "$$(cat $(SELFTESTS_BREAKER_REF))"
