@@ -2,7 +2,8 @@
 # The verdicts of tools/peer/integrity-run.sh (one kind's boot, judged by
 # its --verdict mode) on a recorded guest output, no VM boot
 # (tests/vm/fixtures/integrity/: a clean shmem run on our 6.12 guest, its
-# output and serial console), and on that recording changed the ways a
+# output and serial console; four runs on the canary's BAD kernel), and on
+# the clean recording changed the ways a
 # broken kernel shows: lost writes, corrupt or stray bytes (exit 1), a
 # crash (killed by a signal, no result line), a hang (vmtest's 124, no
 # kernel log dumped), a kernel splat with a clean exit, a failed guest
@@ -17,7 +18,9 @@ TOP=$(cd "$(dirname "$0")/../.." && pwd)
 # shellcheck source=tests/lib/assert.sh
 . "$TOP/tests/lib/assert.sh"
 scratch
-fx=$TOP/tests/vm/fixtures/integrity
+# a copy: the splat scan writes the kernel log it cuts out beside each .out
+cp -r "$TOP/tests/vm/fixtures/integrity" "$T/fx"
+fx=$T/fx
 run=$TOP/tools/peer/integrity-run.sh
 out=$fx/guest-6.12-shmem.out con=$fx/guest-6.12-shmem.console
 
@@ -70,6 +73,23 @@ judge "a kind skipped" fail 77 "$T/skip.out" "$con" skip
 # exit 1 without a figure (mmbench could not set up): no evidence
 sed 's/^integrity-result shmem 0 12183 0 0 0$/integrity-result shmem 1 - - - -/' "$out" > "$T/err.out"
 judge "exit 1 without a figure" fail 1 "$T/err.out" "$con" fail 'no evidence either way'
+
+# recorded on the canary's BAD kernel (6.1 without the TLB flush before the
+# copy), as they happened: a lost write, a read-only fork-shared child
+# killed by SIGSEGV, a guest that hung in the shmem kind, and the ksm kind
+# that ended clean
+b=$fx/bad-6.1
+judge "BAD kernel, anon: a lost write" fail 1 "$b-anon.out" "$b-anon.console" detected \
+	'^detected 21314 1 0 0 exit 1: 1 lost writes, 0 corrupt bytes, 0 stray bytes$'
+judge "BAD kernel, anon: a lost write" ok 1 "$b-anon.out" "$b-anon.console" fail
+judge "BAD kernel, fork-shared: a child killed" fail 1 "$b-fork-shared.out" "$b-fork-shared.console" detected \
+	'1 children failed \(child [0-9]+ killed by signal 11 \(Segmentation fault\)\)$'
+judge "BAD kernel, fork-shared: a child killed" ok 1 "$b-fork-shared.out" "$b-fork-shared.console" fail
+judge "BAD kernel, shmem: the guest hung" fail 124 "$b-shmem.out" "$b-shmem.console" detected 'the guest hung'
+judge "BAD kernel, ksm: ended clean" fail 0 "$b-ksm.out" "$b-ksm.console" NOT-DETECTED
+# a child that failed without a signal is no evidence
+sed 's/first: child \([0-9]*\) killed by signal 11 (Segmentation fault)/first: child \1 exited 1/' "$b-fork-shared.out" > "$T/child-exit.out"
+judge "a child that exited 1" fail 1 "$T/child-exit.out" "$b-fork-shared.console" fail 'no evidence either way'
 
 # bad calls of the verdict mode
 rc=0; "$run" --verdict maybe 0 "$out" "$con" 195 > /dev/null 2> "$T/err" || rc=$?

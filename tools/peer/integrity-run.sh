@@ -40,13 +40,17 @@ uint() { case $2 in ''|*[!0-9]*) die "$1 '$2': expected a whole number" ;; esac;
 # guest never got there). VERDICT, --expect ok: pass (exit 0, every figure
 # 0, no splat, no failed guest check), skip (mmbench said the kind cannot
 # run here), else fail. --expect fail: detected when there is evidence
-# (lost, corrupt or stray > 0; mmbench killed by a signal; the guest hung
-# at its bound; a kernel splat), NOT-DETECTED when the run ended clean,
+# (lost, corrupt or stray > 0; mmbench, or a child of its run, killed by a
+# signal; the guest hung at its bound; a kernel splat), NOT-DETECTED when
+# the run ended clean,
 # skip as above, else fail (an exit 1 without a figure, a guest that went
 # wrong before mmbench ran: no evidence either way).
 kind_verdict() {
-	local expect=$1 rc=$2 out=$3 console=$4 limit=$5 grc m l c s scan splat=none how evidence=0 why
-	read -r _ _ grc m l c s < <(grep -m1 '^integrity-result ' "$out" || echo "x x - - - - -")
+	local expect=$1 rc=$2 out=$3 console=$4 limit=$5 grc m l c s k scan splat=none how evidence=0 why
+	read -r _ _ grc m l c s < <(grep -m1 '^integrity-result ' "$out" || echo "- - x - - - -")
+	# children of the run that failed, as mmbench's kind line counts them
+	k=$(sed -n 's/^mmbench | integrity kind .*, \([0-9][0-9]*\) children failed.*/\1/p' "$out" | head -n 1)
+	k=${k:-0}
 	# the splat scan (tests/vm/host.sh), its FAIL lines kept apart from
 	# this run's own verdicts: the first report, or why the log could not
 	# be scanned (a hung guest never dumped it)
@@ -67,6 +71,14 @@ kind_verdict() {
 		how+=": $l lost writes, $c corrupt bytes, $s stray bytes"
 		[ "$l$c$s" = 000 ] || evidence=1
 	fi
+	# a child of the run killed by a signal: its memory was broken
+	if [ "$k" -gt 0 ]; then
+		how+=", $k children failed"
+		if grep -q '^mmbench | integrity kind .*; first: child [0-9]* killed by signal' "$out"; then
+			how+=" ($(sed -n 's/^mmbench | integrity kind .*; first: \(child [0-9]* killed by signal.*\)$/\1/p' "$out" | head -n 1))"
+			evidence=1
+		fi
+	fi
 	[ "$splat" = none ] || how+="; $splat"
 	[ "$grc" = x ] || [ "$grc" = "$rc" ] || how+=" (mmbench itself: exit $grc)"
 	why=$(sed -n 's/^mmbench | integrity kind [^:]*: skipped: //p' "$out" | head -n 1)
@@ -78,7 +90,7 @@ kind_verdict() {
 	if [ "$rc" = 77 ] && [ -n "$why" ]; then
 		echo "skip $m - - - skipped: $why"
 	elif [ "$expect" = ok ]; then
-		if [ "$rc" = 0 ] && [ "$m" != - ] && [ "$l$c$s" = 000 ] && [ "$splat" = none ] && ! grep -q '^FAIL ' "$out"; then
+		if [ "$rc" = 0 ] && [ "$m" != - ] && [ "$l$c$s$k" = 0000 ] && [ "$splat" = none ] && ! grep -q '^FAIL ' "$out"; then
 			echo "pass $m $l $c $s $how"
 		else
 			echo "fail $m ${l:--} ${c:--} ${s:--} $how"
