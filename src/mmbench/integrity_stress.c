@@ -17,6 +17,7 @@
  * compaction or NUMA balancing: the host's settings stay as they are. */
 #include "integrity_kinds.h"
 #include "knobs.h"
+#include "node_mem.h"
 #include "numa.h"
 #include "topology.h"
 #include "util.h"
@@ -61,22 +62,6 @@ static void *shared_map(size_t bytes)
 	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 
 	return p == MAP_FAILED ? NULL : p;
-}
-
-static int node_cpus(int node, uint64_t *mask)
-{
-	char path[80], line[256];
-	int r;
-
-	snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/cpulist", node);
-	r = mb_read_line(path, line, sizeof(line));
-	if (r < 0)
-		return r;
-	if (!line[0]) {
-		*mask = 0;
-		return 0;
-	}
-	return mb_parse_list(line, mask);
 }
 
 static void inject(struct ik_run *g)
@@ -445,7 +430,7 @@ int mb_integrity_kinds(const struct mb_opts *o, struct mb_result *r)
 		snprintf(nomover, sizeof(nomover), "mover %s: %s", ik_mover_name(i), no);
 	}
 	if (x.movers & (1u << IM_NUMA_BALANCING)) {
-		if (node_cpus(x.na, &x.cpus[0]) < 0 || node_cpus(x.nb, &x.cpus[1]) < 0 ||
+		if (mb_node_cpus(x.na, &x.cpus[0]) < 0 || mb_node_cpus(x.nb, &x.cpus[1]) < 0 ||
 		    !x.cpus[0] || !x.cpus[1]) {
 			fprintf(x.out, "integrity: mover numa-balancing not run: "
 				"node %d or %d has no CPUs\n", x.na, x.nb);
