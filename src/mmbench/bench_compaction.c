@@ -90,29 +90,28 @@ static const char *unavailable(char *buf, size_t size)
 	return NULL;
 }
 
-static int system_memfree_kib(uint64_t *ret)
+/* KEY's KiB in a meminfo-shaped FILE, or -errno. */
+static int meminfo_kib(const char *file, const char *key, uint64_t *ret)
 {
 	char *text;
-	int r = mb_read_file("/proc/meminfo", &text, NULL);
+	int r = mb_read_file(file, &text, NULL);
 
 	if (r < 0)
 		return r;
-	r = mb_parse_meminfo(text, "MemFree", ret);
+	r = mb_parse_meminfo(text, key, ret);
 	free(text);
 	return r;
+}
+
+static int system_memfree_kib(uint64_t *ret)
+{
+	return meminfo_kib("/proc/meminfo", "MemFree", ret);
 }
 
 /* This process's AnonHugePages (KiB), or -errno. */
 static int anon_huge_kib(uint64_t *ret)
 {
-	char *text;
-	int r = mb_read_file("/proc/self/smaps_rollup", &text, NULL);
-
-	if (r < 0)
-		return r;
-	r = mb_parse_meminfo(text, "AnonHugePages", ret);
-	free(text);
-	return r;
+	return meminfo_kib("/proc/self/smaps_rollup", "AnonHugePages", ret);
 }
 
 static void *worker_main(void *arg)
