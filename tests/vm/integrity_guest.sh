@@ -22,12 +22,12 @@ dir=
 rc=0
 # shellcheck disable=SC2086 # $dir is an option and its value, or nothing
 mmbench integrity --kind "$kind" --seconds "${IG_SECONDS:-10}" --pages "${IG_PAGES:-1024}" $dir \
-	--json > /tmp/ig.json 2> /tmp/ig.err || rc=$?
-sed 's/^/mmbench | /' /tmp/ig.err
+	--json > "$vm_tmp/ig.json" 2> "$vm_tmp/ig.err" || rc=$?
+sed 's/^/mmbench | /' "$vm_tmp/ig.err"
 # figure METRIC: the sum of a metric's values in the JSON document (busybox
 # has no jq: the document has one "name" per metric, "values" after it)
 figure() {
-	tr -d '\n' < /tmp/ig.json | sed 's/{/\n{/g' | grep "\"name\": *\"${key}_$1\"" |
+	tr -d '\n' < "$vm_tmp/ig.json" | sed 's/{/\n{/g' | grep "\"name\": *\"${key}_$1\"" |
 		sed -n 's/.*"values": *\[\([^]]*\)\].*/\1/p' | head -n 1 |
 		awk -F, '{ s = 0; for (i = 1; i <= NF; i++) s += $i; printf "%.0f\n", s }'
 }

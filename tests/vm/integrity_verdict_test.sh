@@ -70,6 +70,10 @@ sed 's/^integrity-result shmem 0 12183 0 0 0$/mmbench | integrity kind shmem: sk
 judge "a kind skipped" ok 77 "$T/skip.out" "$con" skip 'skipped: KSM merged no page within 10 s'
 judge "a kind skipped" fail 77 "$T/skip.out" "$con" skip
 
+# the whole run skipped (one NUMA node), as mmbench says it
+sed 's/^integrity-result shmem 0 12183 0 0 0$/mmbench | integrity: skipped: needs 2 NUMA nodes with memory, this machine has 1\nintegrity-result shmem 77 - - - -/' "$out" > "$T/skip1.out"
+judge "the run skipped on one node" ok 77 "$T/skip1.out" "$con" skip 'skipped: needs 2 NUMA nodes with memory'
+
 # exit 1 without a figure (mmbench could not set up): no evidence
 sed 's/^integrity-result shmem 0 12183 0 0 0$/integrity-result shmem 1 - - - -/' "$out" > "$T/err.out"
 judge "exit 1 without a figure" fail 1 "$T/err.out" "$con" fail 'no evidence either way'

@@ -81,7 +81,7 @@ kind_verdict() {
 	fi
 	[ "$splat" = none ] || how+="; $splat"
 	[ "$grc" = x ] || [ "$grc" = "$rc" ] || how+=" (mmbench itself: exit $grc)"
-	why=$(sed -n 's/^mmbench | integrity kind [^:]*: skipped: //p' "$out" | head -n 1)
+	why=$(sed -n 's/^mmbench | integrity\( kind [^:]*\)\{0,1\}: skipped: //p' "$out" | head -n 1)
 	if grep -q '^FAIL ' "$out"; then
 		how+="; a guest check failed: $(grep -m1 '^FAIL ' "$out")"
 		evidence=0
