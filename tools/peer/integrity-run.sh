@@ -42,9 +42,9 @@ uint() { case $2 in ''|*[!0-9]*) die "$1 '$2': expected a whole number" ;; esac;
 # run here), else fail. --expect fail: detected when there is evidence
 # (lost, corrupt or stray > 0; mmbench, or a child of its run, killed by a
 # signal; the guest hung at its bound; a kernel splat), NOT-DETECTED when
-# the run ended clean,
-# skip as above, else fail (an exit 1 without a figure, a guest that went
-# wrong before mmbench ran: no evidence either way).
+# the run ended clean, skip as above, else fail (an exit 1 without a
+# figure, a guest check that failed, a guest that went wrong before mmbench
+# ran: no evidence either way).
 kind_verdict() {
 	local expect=$1 rc=$2 out=$3 console=$4 limit=$5 grc m l c s k scan splat=none how evidence=0 why
 	read -r _ _ grc m l c s < <(grep -m1 '^integrity-result ' "$out" || echo "- - x - - - -")
