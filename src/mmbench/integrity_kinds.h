@@ -111,6 +111,15 @@ struct ik_shared {
 	uint64_t stray_bytes;  /* bytes changed in the mover's poisoned pages */
 };
 
+/* The mover's poisoned pages (integrity_reuse.c): one anonymous mapping,
+ * made before any worker runs, whose frames are faulted for a round and
+ * freed (MADV_DONTNEED) after it. */
+struct ik_reuse {
+	char *mem;
+	size_t bytes;
+	int held;              /* its pages are faulted and poisoned */
+};
+
 struct ik_run {
 	int kind;
 	unsigned movers;       /* 1 << IM_*, those that can run here */
@@ -135,21 +144,24 @@ struct ik_run {
 	int worker_err;        /* the same, of a disturber or syncer */
 	const char *err_what;  /* which call failed: for the error line */
 	int inject;            /* --inject-corruption (test only): one stray byte too */
+	struct ik_reuse reuse; /* the mover's (integrity_reuse.c) */
 };
 
 /* integrity_reuse.c: the frames a move round freed, taken back by the
- * mover at once (mapped, bound to the node the pages left, poisoned) and
- * held through the next round. */
-struct ik_reuse {
-	char *mem;
-	size_t bytes;
-};
-/* 0 or -errno (no memory: the round runs without the pressure). */
-int ik_reuse_take(struct ik_run *g, struct ik_reuse *r, int node);
-/* Checks every poisoned byte, unmaps; the bytes that changed (stray
- * writes), also added to g->sh->stray_bytes and noted as the first
- * mismatch. No-op when nothing was taken. */
-uint64_t ik_reuse_release(struct ik_run *g, struct ik_reuse *r);
+ * mover at once (faulted on the node the pages left, poisoned) and held
+ * through the next round. The mapping is made once, before the workers
+ * start: a mapping made later could take the hole the disturber leaves
+ * between its munmap and its MAP_FIXED_NOREPLACE remap. */
+/* 0 or -errno. */
+int ik_reuse_map(struct ik_run *g);
+void ik_reuse_unmap(struct ik_run *g);
+/* Faults the pages on node and poisons them (an mbind error only weakens
+ * the pressure). */
+void ik_reuse_take(struct ik_run *g, int node);
+/* Checks every poisoned byte and frees the pages; the bytes that changed
+ * (stray writes), also added to g->sh->stray_bytes and noted as the first
+ * mismatch. No-op when nothing is held. */
+uint64_t ik_reuse_release(struct ik_run *g);
 
 /* ksm: npages/IK_KSM_SHARE groups, page i in group i % groups, so each
  * KSM page is mapped IK_KSM_SHARE times and a move round has many of them. */

@@ -195,7 +195,6 @@ void *ik_mover_main(void *arg)
 {
 	struct mover m = { .g = arg };
 	struct ik_run *g = m.g;
-	struct ik_reuse reuse = { 0 };
 	int list[IM_NMOVERS], n = 0;
 
 	for (int i = 0; i < IM_NMOVERS; i++)
@@ -235,14 +234,14 @@ void *ik_mover_main(void *arg)
 			g->mover_errors++;
 		g->rounds++;
 		/* the old copies are on the node the pages left */
-		(void)ik_reuse_release(g, &reuse);
-		(void)ik_reuse_take(g, &reuse, target == g->nb ? g->na : g->nb);
+		(void)ik_reuse_release(g);
+		ik_reuse_take(g, target == g->nb ? g->na : g->nb);
 	}
 	/* --inject-corruption: a stray write into the frames, as a stale TLB
 	 * entry would make one */
-	if (g->inject && reuse.mem)
-		reuse.mem[reuse.bytes / 2] ^= 0x5a;
-	(void)ik_reuse_release(g, &reuse);
+	if (g->inject && g->reuse.held)
+		g->reuse.mem[g->reuse.bytes / 2] ^= 0x5a;
+	(void)ik_reuse_release(g);
 out:
 	free(m.pages);
 	free(m.nodes);

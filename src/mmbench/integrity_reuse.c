@@ -9,7 +9,8 @@
  * a round it maps as many pages as it moved, bound to the node they left,
  * and fills them with a poison pattern, on its own CPU, whose per-CPU free
  * lists the old copies just went to (last freed, first reused). It holds
- * them through the next round. A stale reader then reads poison instead of
+ * them through the next round, then frees them (MADV_DONTNEED) for the
+ * next take. The mapping itself is made before any worker runs. A stale reader then reads poison instead of
  * its page (corrupt bytes), and a stale write lands in the poison, which is
  * checked byte for byte before the pages go back (stray bytes). On a
  * correct kernel nothing but this thread can reach those pages. */
@@ -28,37 +29,54 @@ static uint64_t poison(size_t word)
 	return POISON ^ (uint64_t)word << 32;
 }
 
-int ik_reuse_take(struct ik_run *g, struct ik_reuse *r, int node)
+int ik_reuse_map(struct ik_run *g)
 {
-	volatile uint64_t *w;
-	size_t words;
+	struct ik_reuse *r = &g->reuse;
+	void *p = mmap(NULL, g->bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
-	r->bytes = g->bytes;
-	r->mem = mmap(NULL, r->bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (r->mem == MAP_FAILED) {
-		r->mem = NULL;
+	if (p == MAP_FAILED)
 		return -errno;
-	}
+	r->mem = p;
+	r->bytes = g->bytes;
+	r->held = 0;
 	/* small frames, as most of the freed ones are; an error here only
 	 * weakens the pressure, it cannot hide a stray write */
 	(void)madvise(r->mem, r->bytes, MADV_NOHUGEPAGE);
 	/* fork-shared's readers, forked meanwhile, must not keep them */
 	(void)madvise(r->mem, r->bytes, MADV_DONTFORK);
-	(void)mb_mbind_two(r->mem, r->bytes, node, node);
-	w = (volatile uint64_t *)r->mem;
-	words = r->bytes / sizeof(*w);
-	for (size_t i = 0; i < words; i++)
-		w[i] = poison(i);
 	return 0;
 }
 
-uint64_t ik_reuse_release(struct ik_run *g, struct ik_reuse *r)
+void ik_reuse_unmap(struct ik_run *g)
 {
+	if (g->reuse.mem)
+		munmap(g->reuse.mem, g->reuse.bytes);
+	g->reuse.mem = NULL;
+}
+
+void ik_reuse_take(struct ik_run *g, int node)
+{
+	struct ik_reuse *r = &g->reuse;
+	volatile uint64_t *w = (volatile uint64_t *)r->mem;
+	size_t words = r->bytes / sizeof(*w);
+
+	if (!r->mem)
+		return;
+	/* the policy of the faults below: the node the pages just left */
+	(void)mb_mbind_two(r->mem, r->bytes, node, node);
+	for (size_t i = 0; i < words; i++)
+		w[i] = poison(i);
+	r->held = 1;
+}
+
+uint64_t ik_reuse_release(struct ik_run *g)
+{
+	struct ik_reuse *r = &g->reuse;
 	const volatile uint64_t *w = (const volatile uint64_t *)r->mem;
 	uint64_t bad = 0;
 	size_t words = r->bytes / sizeof(*w), first = words;
 
-	if (!r->mem)
+	if (!r->mem || !r->held)
 		return 0;
 	for (size_t i = 0; i < words; i++) {
 		uint64_t b = mb_diff_bytes(w[i], poison(i));
@@ -67,8 +85,9 @@ uint64_t ik_reuse_release(struct ik_run *g, struct ik_reuse *r)
 			first = i;
 		bad += b;
 	}
-	munmap(r->mem, r->bytes);
-	r->mem = NULL;
+	/* the frames go back; the next take faults new ones */
+	(void)madvise(r->mem, r->bytes, MADV_DONTNEED);
+	r->held = 0;
 	if (bad) {
 		struct ik_shared *sh = g->sh;
 

@@ -147,6 +147,8 @@ static int one_rep(struct ctx *x, int kind, const struct kind_metrics *m, struct
 	for (int i = 0; i < IK_MAX_SHARERS; i++)
 		g->sh->pids[i] = -1; /* 0 would be the parent to move_pages(2) */
 	ret = ik_region_map(g, x->dir);
+	if (ret == 0)
+		ret = ik_reuse_map(g);
 	if (ret < 0)
 		goto out;
 	for (size_t i = 0; i < g->npages; i++)
@@ -267,6 +269,7 @@ out:
 	}
 	if (g) {
 		ik_region_unmap(g);
+		ik_reuse_unmap(g);
 		if (g->sh)
 			munmap(g->sh, sizeof(*g->sh));
 		if (g->gen)
