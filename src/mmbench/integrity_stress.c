@@ -12,9 +12,9 @@
  * last write of page 1 before the final check, and the mover flips one byte
  * of its poisoned frames (integrity_reuse.c), so each kind must fail with
  * exactly one lost write, one corrupt byte and one stray byte per
- * repetition. On one node
- * it runs with moves to that same node (no migration), and without KSM,
- * compaction or NUMA balancing: the host's settings stay as they are. */
+ * repetition. On one node it runs with moves to that same node (no
+ * migration), and without KSM, compaction or NUMA balancing: the host's
+ * settings stay as they are. */
 #include "integrity_kinds.h"
 #include "knobs.h"
 #include "node_mem.h"
