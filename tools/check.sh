@@ -4,6 +4,9 @@
 # "check: N passed, N failed, N not selected". Every stage runs even after a
 # failure, so one run shows all that is broken. Exit status is non-zero when
 # any stage failed.
+# Each stage's time is also appended to CHECK_TIMES_LOG (default
+# ~/.cache/mmbatch/check-times.log: outside the tree, so the times of a CI
+# run on a clean clone outlive it): "UTC-date commit stage result seconds".
 # Reads: MAKE (the make to call), ONLY (the subset selector of
 # tests/lib/assert.sh: a stage runs when some word names it, alone or as
 # STAGE/TEST).
@@ -25,6 +28,15 @@ wanted() {
 }
 
 make_cmd=${MAKE:-make}
+times_log=${CHECK_TIMES_LOG-${XDG_CACHE_HOME:-$HOME/.cache}/mmbatch/check-times.log}
+commit=$(git -C "$(dirname "$0")" rev-parse --short HEAD 2>/dev/null || echo unknown)
+# log_time STAGE RESULT SECONDS: best effort, a read-only home must not fail check
+log_time() {
+	[ -n "$times_log" ] || return 0
+	mkdir -p "$(dirname "$times_log")" 2>/dev/null &&
+		echo "$(date -u +%Y-%m-%dT%H:%M:%SZ) $commit $1 $2 $3" >>"$times_log" 2>/dev/null
+	return 0
+}
 passed=0 failed=0 unselected=0 failed_names=()
 start_all=$(date +%s)
 for stage in "$@"; do
@@ -40,8 +52,10 @@ for stage in "$@"; do
 		result=FAILED failed=$((failed + 1)) failed_names+=("$stage")
 	fi
 	echo "==> stage $stage: $result in $(( $(date +%s) - t0 )) s"
+	log_time "$stage" "$result" $(( $(date +%s) - t0 ))
 done
 echo "==> all stages: $(( $(date +%s) - start_all )) s"
+log_time all "$([ $failed -eq 0 ] && echo ok || echo FAILED)" $(( $(date +%s) - start_all ))
 [ $failed -eq 0 ] || echo "failed stages: ${failed_names[*]}"
 if [ $((passed + failed)) -eq 0 ]; then
 	echo "check: ONLY='$ONLY' names no stage of: $*" >&2
