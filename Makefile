@@ -25,7 +25,7 @@ PHONY :=
 # that check-pipeline makes (one per base), packaged once by check-packages.
 CHECK_STAGES := harness deps daemon-unit-file daemon daemon-san daemon-valgrind \
 	daemon-fuzz bench bench-san pipeline packages rebase repo docs sign distcc \
-	canary vm
+	canary rollout vm
 
 PHONY += all
 all: main

@@ -1,7 +1,8 @@
 # Fleet rollout: module signing with a key from outside the build (SIGN_KEY)
-# and distributed kernel builds (DISTCC_HOSTS). The knobs themselves live in
-# the kernel pipeline (tools/kbuild/{lib,config,build}.sh); this file holds
-# their tests. docs/building/signing.md and docs/building/distcc.md.
+# and distributed kernel builds (DISTCC_HOSTS), whose knobs live in the
+# kernel pipeline (tools/kbuild/{lib,config,build}.sh; docs/building/
+# signing.md and distcc.md), and the Ansible rollout through a fleet in
+# waves (tools/rollout/collection; docs/operating/rollout.md).
 #
 # Knobs: SIGN_KEY=PEM (private key + certificate, see docs/building/signing.md), KBUILD_SIGN_PIN
 # (its passphrase, if encrypted), DISTCC_HOSTS="host/N ...", BUILD_TARGETS.
@@ -20,3 +21,16 @@ check-sign: | deps-kernel deps-vm deps-rollout
 PHONY += check-distcc
 check-distcc: | deps-kernel deps-rollout
 	@$(TOP)/tests/distcc/run.sh
+
+## test: check-rollout  the Ansible rollout: fleet report and gate, the host_state module, the collection built/linted/installed and refusing bad variables; the VM test (rollout/vm) only when the rollout code changed since tests/rollout/vm-passed.txt, else a skip
+PHONY += check-rollout
+check-rollout: $(BIN_DIR)/mmbench | deps-ansible
+	@if [ "$$($(TOP)/tests/rollout/code-hash.sh)" = "$$(sed -n 's/^code //p' $(TOP)/tests/rollout/vm-passed.txt 2>/dev/null)" ]; then \
+		MMBENCH=$(BIN_DIR)/mmbench $(TOP)/tests/rollout/run.sh; \
+	else $(MAKE) --no-print-directory check-rollout-vm; fi
+
+## test: check-rollout-vm  check-rollout with its VM test forced: three qemu hosts from one GRUB disk, the playbook rolls a good kernel through 2 waves, stops the smoke-failing one after the first host, fails an unreachable host (about 30 min); records the pass in tests/rollout/vm-passed.txt
+PHONY += check-rollout-vm
+check-rollout-vm: guest-packages-6.12 guest-packages-6.1 canary-bad-kernel $(BIN_DIR)/mmbench | deps-ansible deps-vm deps-packages deps-canary deps-repo
+	@MMBENCH=$(BIN_DIR)/mmbench ROLLOUT_VM_FORCE=1 ROLLOUT_GOOD=$(call guest_build,6.12) ROLLOUT_NEW=$(call guest_build,6.1) \
+		ROLLOUT_BAD="$$(cat $(CANARY_BAD_REF))" $(TOP)/tests/rollout/run.sh

@@ -196,8 +196,11 @@ if [ $grub = 1 ]; then
 	chroot "$root" apt-get -q clean >/dev/null
 	rm -rf "$root/var/lib/apt/lists/"*_Packages
 fi
+# dpkg unpacks the dependencies in file-name order and does not reorder for
+# Pre-Depends (python3-minimal sorts before the python3.11-minimal it
+# pre-depends on): a second pass installs what the first refused.
 if ! PATH=/usr/sbin:/usr/bin:/sbin:/bin LC_ALL=C DEBIAN_FRONTEND=noninteractive \
-	chroot "$root" sh -c 'if [ -d /vmtest-debs/deps ]; then dpkg -i /vmtest-debs/deps/*.deb || exit 1; fi
+	chroot "$root" sh -c 'if [ -d /vmtest-debs/deps ]; then dpkg -i /vmtest-debs/deps/*.deb || dpkg -i /vmtest-debs/deps/*.deb || exit 1; fi
 		for deb in /vmtest-debs/*.deb; do dpkg -i "$deb" || exit 1; done' > "$work/dpkg.log" 2>&1; then
 	tail -n 30 "$work/dpkg.log" >&2
 	echo "ERROR: mkrootfs: dpkg -i failed (log above)" >&2

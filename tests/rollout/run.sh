@@ -1,0 +1,51 @@
+#!/bin/bash
+# `make check-rollout`: the Ansible rollout (tools/rollout/collection), one
+# test at a time, each selected by ONLY (rollout/NAME) and timed:
+#   report_test      fleet_report.py: rows, worst metrics, aggregates, the
+#                    gate, bad input (fixtures, no hosts);
+#   host_state_test  the host_state module on a fake state directory;
+#   collection_test  ansible-galaxy build and install, ansible-lint, bad
+#                    variables refused, hosts that do not answer stop it;
+#   vm               tests/rollout/vm_run.sh: three booted hosts, a good
+#                    kernel through two waves, a bad one stopped after the
+#                    first, an unreachable host (about 30 min on 2 cores).
+#                    Run when ONLY names it (make check-rollout-vm) or when
+#                    the rollout code differs from the code of the last VM
+#                    run that passed (tests/rollout/vm-passed.txt, written
+#                    by make check-rollout-vm); otherwise counted as a skip,
+#                    saying which run it relies on.
+# Reads: TOP, OUT, ONLY, TEST_STAGE, MMBENCH, ROLLOUT_VM_FORCE=1 (run vm),
+# and what vm_run.sh reads.
+set -eu
+TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+export TOP OUT=${OUT:-$TOP/out} TEST_STAGE=${TEST_STAGE:-rollout}
+TEST_NAME=rollout
+# shellcheck source=tests/lib/assert.sh
+. "$TOP/tests/lib/assert.sh"
+here=$TOP/tests/rollout
+
+run_test report_test bash "$here/report_test.sh"
+run_test host_state_test bash "$here/host_state_test.sh"
+run_test collection_test bash "$here/collection_test.sh"
+
+code=$("$here/code-hash.sh")
+passed=$(sed -n 's/^code //p' "$here/vm-passed.txt" 2>/dev/null || true)
+case " ${ONLY:-} " in *" rollout/vm "*) ROLLOUT_VM_FORCE=1 ;; esac
+if [ "${ROLLOUT_VM_FORCE:-0}" = 1 ] || [ "$code" != "$passed" ]; then
+	[ "${ROLLOUT_VM_FORCE:-0}" = 1 ] || echo "rollout: the rollout code ($code) is not the code of the last VM run that passed (${passed:-none}): running it"
+	run_test vm bash "$here/vm_run.sh"
+	if [ "$test_failures" -eq 0 ] && selected vm; then
+		{
+			echo "# tests/rollout/vm_run.sh passed on booted hosts with this rollout code"
+			echo "# (tests/rollout/code-hash.sh); make check runs it again when the code differs."
+			echo "code $code"
+			echo "date $(date -u +%Y-%m-%dT%H:%MZ)"
+			echo "checks $(sed -n 's/^vm: \([0-9]* passed, [0-9]* failed, [0-9]* skipped\)$/\1/p' "$TEST_LOGS/vm.log" | tail -n 1)"
+		} >"$here/vm-passed.txt"
+		echo "rollout: recorded the passing VM run in tests/rollout/vm-passed.txt (commit it)"
+	fi
+else
+	skip vm "the rollout code ($code) is the code of the VM run of $(sed -n 's/^date //p' "$here/vm-passed.txt") that passed (tests/rollout/vm-passed.txt): make check-rollout-vm runs it again"
+	run_checks_s=$((run_checks_s + 1))
+fi
+run_summary rollout
