@@ -15,9 +15,10 @@
 #
 # The test hosts have no network device (the guest kernels have none): each
 # host's sshd speaks over a virtio-serial port that qemu joins to a TCP port
-# on 127.0.0.1 (tests/rollout/guest/vm-ssh-port), so the inventory is
-# 127.0.0.1 with one port per host, and nothing else is reachable from the
-# guests. apt reaches the repository (tools/repo/mkrepo.sh, signed with a
+# on 127.0.0.1 (tests/rollout/guest/vm-ssh-port; ssh reaches it through
+# tests/rollout/vm-ssh-proxy, which marks where each session starts), so the
+# inventory is 127.0.0.1 with one port per host, and nothing else is
+# reachable from the guests. apt reaches the repository (tools/repo/mkrepo.sh, signed with a
 # throwaway key, served by python3 -m http.server on 127.0.0.1) through an
 # ssh reverse tunnel on the same connection: the role adds the repository
 # source http://127.0.0.1:8080 as it would any mirror's URL.
@@ -135,11 +136,12 @@ Host *
 	IdentitiesOnly yes
 	UserKnownHostsFile $T/ssh/known_hosts
 	StrictHostKeyChecking accept-new
-	ConnectTimeout 15
+	ConnectTimeout 60
 	ServerAliveInterval 5
 	ServerAliveCountMax 3
 	BatchMode yes
 	LogLevel ERROR
+	ProxyCommand /usr/bin/python3 $here/vm-ssh-proxy %p
 EOF
 
 # Provisioning: GRUB, the smoke gate, sshd on the port (guest_provision.sh).
@@ -172,7 +174,7 @@ cat >"$T/ansible.cfg" <<EOF
 [defaults]
 collections_path = $T/collections
 forks = 5
-timeout = 20
+timeout = 60
 retry_files_enabled = false
 [ssh_connection]
 pipelining = true
