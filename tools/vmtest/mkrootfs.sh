@@ -244,10 +244,11 @@ if [ $grub = 1 ]; then
 	cat > "$root/etc/default/grub.d/vmtest.cfg" <<'GRUBCFG'
 # vmtest: GRUB and the kernels talk on the serial console; every boot runs the
 # host's command (vmtest-run.service). No menu delay, no other OS probed.
+# RCU's stall timeout as tools/vmtest/vmtest sets it for TCG (60 s).
 GRUB_TIMEOUT=0
 GRUB_TERMINAL=serial
 GRUB_SERIAL_COMMAND="serial --unit=0 --speed=115200"
-GRUB_CMDLINE_LINUX_DEFAULT="console=ttyS0 panic=10 systemd.show_status=0 vmtest.run=1"
+GRUB_CMDLINE_LINUX_DEFAULT="console=ttyS0 panic=10 systemd.show_status=0 vmtest.run=1 rcupdate.rcu_cpu_stall_timeout=60"
 GRUB_DISABLE_OS_PROBER=true
 GRUBCFG
 else
