@@ -35,6 +35,14 @@ one pass 'expect_contains x "a gam" @f';    one fail 'expect_contains x delta @f
 one pass 'expect_lacks x delta @f';         one fail 'expect_lacks x zz zzz'
 one fail 'expect_match x alpha @missing-file'
 one pass 'expect_lines x 2 @f';             one fail 'expect_lines x 3 @f'
+# Under set -e -o pipefail (the VM tests' mode) a failed assertion is
+# counted and the test goes on to its next check: it must return 0.
+for snippet in 'expect_eq x "$(printf "1\n2")" "$(printf "1\n3")"' 'expect_eq x a b' \
+	'expect_match x "^y" x' 'expect_contains x zz y' 'expect_lines x 3 @f' 'expect_status x 0 1'; do
+	out=$(cd "$T" && TEST_NAME=probe bash -c "set -e -o pipefail; . '$TOP/tests/lib/assert.sh'; $snippet; echo went-on" 2>&1) || :
+	if grep -qx went-on <<<"$out"; then pass "set -e -o pipefail: goes on after a failed $snippet"
+	else fail "set -e -o pipefail: a failed '$snippet' ended the test: $out"; fi
+done
 one pass 'expect_status x 2 2';             one fail 'expect_status x 0 1'
 one pass 'expect_status x nonzero 3';       one fail 'expect_status x nonzero 0'
 one pass 'expect_ok x 0 out';               one fail 'expect_ok x 1 out'

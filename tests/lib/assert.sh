@@ -92,7 +92,9 @@ expect_eq() {
 		fail "$1: expected '$2', got '$3'"
 	else
 		fail "$1: differs (- expected, + actual):"
-		diff <(printf '%s\n' "$2") <(printf '%s\n' "$3") | sed -n 's/^< /      -/p; s/^> /      +/p' | head -n 20 >&2
+		# diff exits 1 on a difference: under pipefail the assertion must
+		# still return 0, or set -e would end the test at its first failure.
+		diff <(printf '%s\n' "$2") <(printf '%s\n' "$3") | sed -n 's/^< /      -/p; s/^> /      +/p' | head -n 20 >&2 || :
 	fi
 }
 
