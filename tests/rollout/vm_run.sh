@@ -129,20 +129,6 @@ cp --sparse=always "$T/rootfs/disk.img" "$T/template.img"
 install -d -m 0700 "$T/ssh"
 ssh-keygen -q -t ed25519 -N '' -C rollout-test -f "$T/ssh/id" >/dev/null
 cp "$T/ssh/id.pub" "$T/authorized_keys"
-cat >"$T/ssh/config" <<EOF
-Host *
-	User root
-	IdentityFile $T/ssh/id
-	IdentitiesOnly yes
-	UserKnownHostsFile $T/ssh/known_hosts
-	StrictHostKeyChecking accept-new
-	ConnectTimeout 60
-	ServerAliveInterval 5
-	ServerAliveCountMax 3
-	BatchMode yes
-	LogLevel ERROR
-	ProxyCommand /usr/bin/python3 $here/vm-ssh-proxy %p
-EOF
 
 # Provisioning: GRUB, the smoke gate, sshd on the port (guest_provision.sh).
 t=$SECONDS
@@ -165,11 +151,33 @@ step repo env REPO_KEY=generate REPO_OUT="$T/repo" REPO_URL=http://127.0.0.1:808
 http_port=$(free_port)
 /usr/bin/python3 -m http.server --bind 127.0.0.1 --directory "$T/repo" "$http_port" >"$T/http.log" 2>&1 &
 http_pid=$!
+mkdir -p "$T/cp"
+cat >"$T/ssh/config" <<EOF
+Host *
+	User root
+	IdentityFile $T/ssh/id
+	IdentitiesOnly yes
+	UserKnownHostsFile $T/ssh/known_hosts
+	StrictHostKeyChecking accept-new
+	ConnectTimeout 60
+	ServerAliveInterval 5
+	ServerAliveCountMax 3
+	BatchMode yes
+	LogLevel ERROR
+	ProxyCommand /usr/bin/python3 $here/vm-ssh-proxy %p
+	# One connection per host: qemu's end of the serial port takes one
+	# client at a time, so the test's own commands share Ansible's
+	# connection (its ControlPath: control_path_dir/%C), and that carries
+	# the tunnel to the repository whoever opened it.
+	ControlMaster auto
+	ControlPath $T/cp/%C
+	ControlPersist 120s
+	RemoteForward 127.0.0.1:8080 127.0.0.1:$http_port
+EOF
 
 # The collection as an operator gets it: built and installed by ansible-galaxy.
 step collection ansible-galaxy collection build --force --output-path "$T" "$top/tools/rollout/collection"
 step install ansible-galaxy collection install --force -p "$T/collections" "$T"/mmbatch-fleet-*.tar.gz
-mkdir -p "$T/cp"
 cat >"$T/ansible.cfg" <<EOF
 [defaults]
 collections_path = $T/collections
@@ -191,7 +199,6 @@ EOF
 	echo "[fleet:vars]"
 	echo "ansible_user=root"
 	echo "ansible_python_interpreter=/usr/bin/python3"
-	echo "ansible_ssh_extra_args=-R 127.0.0.1:8080:127.0.0.1:$http_port"
 } >"$T/hosts.ini"
 
 qemu=${VMTEST_QEMU:-qemu-system-x86_64}
