@@ -45,22 +45,9 @@ mkdir -p "$logs"
 note() { echo "canary-vm: $*" >&2; }
 
 # The resolution step, before anything is built or booted.
-for v in CANARY_GOOD CANARY_BAD CANARY_NEW; do
-	[ -n "${!v:-}" ] || bid_die "canary-vm: $v is not set: name the kernel by its identity file ($v=out/build/<name>/mmbatch-build.env)"
-done
-good=$(bid_get "$CANARY_GOOD" KERNELRELEASE)
-good_deb=$(bid_get "$CANARY_GOOD" IMAGE_DEB)
-badk=$(bid_get "$CANARY_BAD" KERNELRELEASE)
-bad_deb=$(bid_get "$CANARY_BAD" IMAGE_DEB)
-new=$(bid_get "$CANARY_NEW" KERNELRELEASE)
-new_deb=$(bid_get "$CANARY_NEW" IMAGE_DEB)
-ddeb=$(bid_get "$CANARY_GOOD" MMBATCHD_DEB)
-probe=$(bid_get "$CANARY_GOOD" IMAGE)
-[ -n "$(bid_get "$CANARY_BAD" EXTRA_PATCHES_HASH 2>/dev/null || true)" ] ||
-	bid_die "canary-vm: $CANARY_BAD: EXTRA_PATCHES_HASH is not set: BAD must be the build with the fault patch"
-for d in "$good_deb" "$bad_deb" "$new_deb" "$ddeb"; do
-	[ -f "$d" ] || bid_die "canary-vm: a package an identity file names does not exist: $d"
-done
+# shellcheck source=tests/lib/canary_kernels.sh
+. "$top/tests/lib/canary_kernels.sh"
+canary_kernels canary-vm CANARY_GOOD CANARY_BAD CANARY_NEW
 
 TEST_NAME=vm
 # shellcheck source=tests/lib/assert.sh
@@ -69,7 +56,7 @@ TEST_NAME=vm
 . "$top/tests/vm/host.sh"
 t_all=$SECONDS
 rm -f "$logs"/[0-9]-*.out "$logs"/[0-9]-*.console "$logs"/[0-9]-*.dmesg
-note "kernels: GOOD $good, BAD $badk, NEW $new"
+note "kernels: GOOD $good, BAD $bad, NEW $new"
 
 t=$SECONDS
 step rootfs "$top/tools/vmtest/mkrootfs.sh" -o "$logs/rootfs" --grub "$ddeb" "$good_deb" "$bad_deb" "$new_deb"
@@ -88,7 +75,7 @@ boot() {
 	note "boot $n: $step ($kernel) ..."
 	"$vmtest" boot "$kernel" --disk "$disk" --probe-kernel "$probe" "$@" --timeout "$timeout" --log "$logs/$n-$step.console" \
 		--add "$top/tests/vm/lib.sh" --add "$here/guest_step.sh" \
-		-- sh guest_step.sh "$step" "$good" "$badk" "$new" > "$logs/$n-$step.out" 2>&1 || rc=$?
+		-- sh guest_step.sh "$step" "$good" "$bad" "$new" > "$logs/$n-$step.out" 2>&1 || rc=$?
 	echo "boot $n ($step):"
 	guest_results "$logs/$n-$step.out"
 	if [ "$step" = must-not-run ]; then
@@ -104,8 +91,8 @@ console_has() { expect_match "boot $1 console: $3" "$4" "@$logs/$1-$2.console"; 
 
 boot 1 provision 0 "$rootdir/vmlinuz" --initramfs "$rootdir/initrd.img"
 boot 2 must-not-run 126 firmware
-console_has 2 must-not-run "GRUB booted $badk" "Linux version $(re_quote "$badk") "
-console_has 2 must-not-run "mmbatch-canary: the smoke's integrity benchmark failed" "kernel $(re_quote "$badk") FAILED: smoke run: FAILED: integrity: [1-9][0-9]* corrupt bytes"
+console_has 2 must-not-run "GRUB booted $bad" "Linux version $(re_quote "$bad") "
+console_has 2 must-not-run "mmbatch-canary: the smoke's integrity benchmark failed" "kernel $(re_quote "$bad") FAILED: smoke run: FAILED: integrity: [1-9][0-9]* corrupt bytes"
 console_has 2 must-not-run "mmbatch-canary reboots into $good" "canary: rebooting into $(re_quote "$good")"
 console_has 2 must-not-run "reboot" "reboot: Restarting system"
 boot 3 after-fail 126 firmware

@@ -40,21 +40,9 @@ mkdir -p "$keep"
 . "$top/tools/kbuild/identity.sh"
 note() { echo "rollout-vm: $*" >&2; }
 
-for v in ROLLOUT_GOOD ROLLOUT_NEW ROLLOUT_BAD; do
-	[ -n "${!v:-}" ] || bid_die "rollout-vm: $v is not set: name the kernel by its identity file ($v=out/build/<name>/mmbatch-build.env)"
-done
-good=$(bid_get "$ROLLOUT_GOOD" KERNELRELEASE)
-good_deb=$(bid_get "$ROLLOUT_GOOD" IMAGE_DEB)
-new=$(bid_get "$ROLLOUT_NEW" KERNELRELEASE)
-new_deb=$(bid_get "$ROLLOUT_NEW" IMAGE_DEB)
-bad=$(bid_get "$ROLLOUT_BAD" KERNELRELEASE)
-bad_deb=$(bid_get "$ROLLOUT_BAD" IMAGE_DEB)
-ddeb=$(bid_get "$ROLLOUT_GOOD" MMBATCHD_DEB)
-[ -n "$(bid_get "$ROLLOUT_BAD" EXTRA_PATCHES_HASH 2>/dev/null || true)" ] ||
-	bid_die "rollout-vm: $ROLLOUT_BAD: EXTRA_PATCHES_HASH is not set: BAD must be the build with the fault patch"
-for d in "$good_deb" "$new_deb" "$bad_deb" "$ddeb"; do
-	[ -f "$d" ] || bid_die "rollout-vm: a package an identity file names does not exist: $d"
-done
+# shellcheck source=tests/lib/canary_kernels.sh
+. "$top/tests/lib/canary_kernels.sh"
+canary_kernels rollout-vm ROLLOUT_GOOD ROLLOUT_BAD ROLLOUT_NEW
 
 TEST_NAME=vm
 # shellcheck source=tests/lib/assert.sh
