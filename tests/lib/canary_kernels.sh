@@ -10,6 +10,7 @@
 # package) and probe (GOOD's image, to probe KVM with). A variable that is
 # not set, a missing key or a missing package ends the caller with one
 # line (bid_die) naming LABEL.
+# shellcheck disable=SC2034 # the variables are the caller's
 canary_kernels() {
 	local label=$1 v d
 	for v in "$2" "$3" "$4"; do
