@@ -73,7 +73,7 @@ free_port() { /usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("
 # serial console goes to $T/NAME.console, appended across reboots.
 host_start() {
 	local h=$1 mem=${ROLLOUT_HOST_MEM:-1536}
-	"$qemu" -accel "$accel" -cpu max -nodefaults -display none -monitor none \
+	"$qemu" -accel "$accel" -cpu "$cpu" -nodefaults -display none -monitor none \
 		-smp 2 -m "${mem}M" \
 		-object "memory-backend-ram,id=m0,size=$((mem / 2))M" -numa node,nodeid=0,cpus=0,memdev=m0 \
 		-object "memory-backend-ram,id=m1,size=$((mem / 2))M" -numa node,nodeid=1,cpus=1,memdev=m1 \
@@ -191,6 +191,9 @@ EOF
 
 qemu=${VMTEST_QEMU:-qemu-system-x86_64}
 accel=$("$vmtest" accel "$T/rootfs/vmlinuz")
+# As vmtest's guests: under TCG without ERMS/FSRM (byte-wise 'rep stosb').
+cpu=max
+[ "$accel" != tcg ] || cpu=max,-erms,-fsrm
 for h in "${hosts[@]}"; do
 	cp --sparse=always "$T/template.img" "$T/$h.img"
 	host_start "$h"
