@@ -4,9 +4,10 @@
 # harness: `debootstrap --variant=minbase` with systemd-sysv, dracut, udev,
 # kmod and the runtime libraries our packages depend on.
 #
-# The chroot is cached as a tarball $MKCHROOT_CACHE/<suite>-<key>.tar.zst
-# where <key> hashes this script, the package list and the mirror: change the
-# recipe and the next call rebuilds it; older tarballs of that suite are
+# The chroot is cached as a tarball $MKCHROOT_CACHE/<kind>-<key>.tar.zst
+# where <kind> is the suite (plus -x<hash> of MKCHROOT_EXTRA when set) and
+# <key> hashes this script, the package list and the mirror: change the
+# recipe and the next call rebuilds it; older tarballs of that kind are
 # removed.
 #
 #   mkchroot.sh tarball       ensure the cached tarball, print its path
@@ -78,11 +79,15 @@ mirror() {
 }
 
 ensure_tarball() {
-	local mirror key tarball tmp pkgs
+	local mirror key tarball tmp pkgs kind
 	mirror=$(mirror)
 	pkgs=$PACKAGES${MKCHROOT_EXTRA:+,$MKCHROOT_EXTRA}
 	key=$({ cat "$0"; echo "$pkgs $mirror"; } | sha256sum | cut -c1-12)
-	tarball=$MKCHROOT_CACHE/$SUITE-$key.tar.zst
+	# One cached tarball per suite and set of extra packages: a chroot with
+	# extras does not evict the plain one (both are used in one make check).
+	kind=$SUITE
+	[ -z "$MKCHROOT_EXTRA" ] || kind=$SUITE-x$(echo "$MKCHROOT_EXTRA" | sha256sum | cut -c1-8)
+	tarball=$MKCHROOT_CACHE/$kind-$key.tar.zst
 	if [ -s "$tarball" ]; then
 		echo "$tarball"
 		return
@@ -102,7 +107,7 @@ ensure_tarball() {
 	rm -rf "$tmp/tree/var/cache/apt/archives/"*.deb "$tmp/tree/var/lib/apt/lists/"*_Packages
 	echo mmbatch-test > "$tmp/tree/etc/hostname"
 	tar --zstd -C "$tmp/tree" --numeric-owner -cf "$tmp/chroot.tar.zst" .
-	rm -f "$MKCHROOT_CACHE/$SUITE"-*.tar.zst
+	find "$MKCHROOT_CACHE" -maxdepth 1 -name "$kind-*.tar.zst" ! -name "$kind-x*" -delete
 	mv "$tmp/chroot.tar.zst" "$tarball"
 	echo "mkchroot: cached $tarball ($(du -m "$tarball" | cut -f1) MiB) in $((SECONDS - t0)) s" >&2
 	echo "$tarball"
