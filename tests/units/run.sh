@@ -5,6 +5,13 @@
 # of:
 #   - `systemd-analyze verify` in a scratch root (the host's units, a stand-in
 #     for every Exec*= binary) passes without a single warning;
+#   - the same verify by the systemd of each Debian root of
+#     UNIT_VERIFY_SUITES (default trixie: Debian 13's systemd 257, which
+#     rejects what 252 lets pass, e.g. a Requires= on a unit 256 renamed):
+#     the cached tools/pkg/mkchroot.sh tarball of that suite (built on first
+#     use, ~75 s; needs debootstrap, zstd) unpacked into the scratch dir, the
+#     unit and its Exec*= stand-ins copied in, `chroot ROOT systemd-analyze
+#     verify --man=no` (the root has no man(1));
 #   - every Documentation=file: path is a file the package installs
 #     (specs/mmbatchd/files.list) and that file mentions the unit's topic;
 #     every man:mmbatch*(N)/man:mmbench*(N) page is one the package installs
@@ -31,7 +38,8 @@
 #   (4.0), UNIT_FILES_LIST (default specs/mmbatchd/files.list of this repo),
 #   MAN_DIR (the built man pages, out/man: verify's own `man PAGE` runs find
 #   the package's pages there; unset, verify skips every man: page, --man=no),
-#   TEST_STAGE, ONLY.
+#   UNIT_VERIFY_SUITES (default trixie; empty: the host's verify only, noted
+#   as a skip), OUT (the chroot cache, $OUT/cache/chroot), TEST_STAGE, ONLY.
 # shellcheck disable=SC2154 # VAR_out is set by capture
 set -eu
 
@@ -40,6 +48,9 @@ usage() { echo "usage: MMBATCHD=BIN run.sh UNIT_FILE..." >&2; exit 2; }
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 TOP=$top
+OUT=${OUT:-$top/out}
+export OUT
+UNIT_VERIFY_SUITES=${UNIT_VERIFY_SUITES-trixie}
 files_list=${UNIT_FILES_LIST:-$top/specs/mmbatchd/files.list}
 for unit in "$@"; do
 	[ -r "$unit" ] || { echo "ERROR: units: cannot read '$unit'" >&2; exit 2; }
@@ -180,27 +191,79 @@ check_mmbatchd() {
 	expect_eq "ReadWritePaths= outside /proc (sysfs mm trees, state)" "$(cat "$tmp/rw.want")" "$(cat "$tmp/rw.other")"
 }
 
+# stage_unit UNIT ROOT: UNIT installed in ROOT as the package installs it
+# (/usr/lib/systemd/system/NAME, specs/mmbatchd/files.list), /etc/mmbatch,
+# and a stand-in for every Exec*= binary ROOT lacks (verify checks that each
+# one exists).
+stage_unit() {
+	local unit=$1 root=$2 exe
+	mkdir -p "$root/usr/lib/systemd/system" "$root/etc/mmbatch"
+	cp "$unit" "$root/usr/lib/systemd/system/$(basename "$unit")"
+	sed -n 's/^Exec[A-Za-z]*=[-@:+!]*\([^ ]*\).*/\1/p' "$unit" | sort -u > "$tmp/exes"
+	while read -r exe; do
+		[ ! -e "$root$exe" ] || continue
+		mkdir -p "$root$(dirname "$exe")"
+		printf '#!/bin/sh\nexit 0\n' > "$root$exe"
+		chmod 0755 "$root$exe"
+	done < "$tmp/exes"
+}
+
+# verify_clean WHAT RC OUTPUT: a systemd-analyze verify run passed without a
+# single warning.
+verify_clean() {
+	expect_ok "$1" "$2" "$3"
+	expect_eq "$1: warnings" "" "$3"
+}
+
+# suite_root SUITE: the scratch root of the Debian SUITE (the cached
+# tools/pkg/mkchroot.sh tarball, unpacked once per run), printed; its
+# systemd's own units are the ones verify resolves against.
+suite_root() {
+	local r=$tmp/suite-$1
+	if [ ! -d "$r" ]; then
+		MKCHROOT_SUITE=$1 "$top/tools/pkg/mkchroot.sh" unpack "$r" >&2 || { rm -rf "$r"; return 1; }
+	fi
+	echo "$r"
+}
+
+# verify_in_suites UNIT: `systemd-analyze verify` of UNIT by the systemd of
+# each UNIT_VERIFY_SUITES root (chroot, no --root: the root's own unit
+# paths, merged /usr and all), staged like the host's run. --man=no: the
+# roots have no man(1); the man: pages are checked against files.list above.
+verify_in_suites() {
+	local unit=$1 name suite r ver
+	name=$(basename "$unit")
+	[ -n "$UNIT_VERIFY_SUITES" ] || { skip "systemd-analyze verify in other Debian roots" "UNIT_VERIFY_SUITES is empty"; return 0; }
+	for suite in $UNIT_VERIFY_SUITES; do
+		if ! r=$(suite_root "$suite"); then
+			fail "no $suite root to verify $name in: MKCHROOT_SUITE=$suite tools/pkg/mkchroot.sh unpack failed (its error above; building the tarball needs debootstrap and zstd)"
+			continue
+		fi
+		stage_unit "$unit" "$r"
+		ver=$(chroot "$r" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin systemctl --version | awk 'NR == 1 {print $2}')
+		capture rc chroot "$r" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LC_ALL=C \
+			systemd-analyze verify --man=no "/usr/lib/systemd/system/$name"
+		verify_clean "systemd-analyze verify in a Debian $suite root (systemd $ver)" "$rc" "$rc_out"
+	done
+}
+
 # check_unit UNIT: one unit, every check; appends its score to scores.
 check_unit() {
 	local unit=$1 name root exe max score doc src word page
 	name=$(basename "$unit")
 
 	# The scratch root: verify resolves dependencies (sysinit.target, ...)
-	# and checks that every Exec*= binary exists, under --root.
+	# and checks that every Exec*= binary exists, under --root. Merged /usr,
+	# as every Debian 12 host.
 	root=$tmp/root-$name
-	mkdir -p "$root/lib/systemd/system" "$root/etc/mmbatch"
-	cp -a /lib/systemd/system/. "$root/lib/systemd/system/"
-	cp "$unit" "$root/lib/systemd/system/$name"
-	sed -n 's/^Exec[A-Za-z]*=[-@:+!]*\([^ ]*\).*/\1/p' "$unit" | sort -u > "$tmp/exes"
-	while read -r exe; do
-		mkdir -p "$root$(dirname "$exe")"
-		printf '#!/bin/sh\nexit 0\n' > "$root$exe"
-		chmod 0755 "$root$exe"
-	done < "$tmp/exes"
+	mkdir -p "$root/usr/lib/systemd/system"
+	ln -s usr/lib "$root/lib"
+	cp -a /usr/lib/systemd/system/. "$root/usr/lib/systemd/system/"
+	stage_unit "$unit" "$root"
 
-	capture rc systemd-analyze verify "${verify_man[@]}" --root="$root" "/lib/systemd/system/$name"
-	expect_ok "systemd-analyze verify" "$rc" "$rc_out"
-	expect_eq "systemd-analyze verify: warnings" "" "$rc_out"
+	capture rc systemd-analyze verify "${verify_man[@]}" --root="$root" "/usr/lib/systemd/system/$name"
+	verify_clean "systemd-analyze verify" "$rc" "$rc_out"
+	verify_in_suites "$unit"
 
 	# The sandbox every unit gets.
 	has_line "$unit" "ProtectSystem=strict"
