@@ -110,10 +110,15 @@ if [ $with_mmbatchd = 1 ]; then
 	MMBATCHD_RPM=$(pk_get "$build" MMBATCHD_RPM)
 	echo "- mmbatchd DEB $(basename "$MMBATCHD_DEB")"
 	list=$(deb_list "$MMBATCHD_DEB")
-	for f in /usr/sbin/mmbatchd /usr/bin/mmbench /etc/mmbatch/mmbatchd.yaml /lib/systemd/system/mmbatchd.service \
-		/usr/share/mmbatch/profiles/default.yaml /usr/sbin/mmbatchctl /lib/systemd/system/mmbatch-canary.service; do
+	for f in /usr/sbin/mmbatchd /usr/bin/mmbench /etc/mmbatch/mmbatchd.yaml /usr/lib/systemd/system/mmbatchd.service \
+		/usr/share/mmbatch/profiles/default.yaml /usr/sbin/mmbatchctl /usr/lib/systemd/system/mmbatch-canary.service; do
 		expect_line "mmbatchd DEB" "$f" "$list"
 	done
+	# Debian 12 and 13 are merged-/usr: a path under an alias (/lib, /bin,
+	# /sbin, /lib64) is a second name dpkg does not know is the same (on
+	# Debian 13, where systemd ships /usr/lib/systemd/system, purging a
+	# package with /lib/systemd/system/ makes dpkg try to remove that dir).
+	expect_no_match "mmbatchd DEB: paths under the merged-/usr aliases" '^/(bin|sbin|lib|lib64)(/|$)' "$list"
 	expect_line "mmbatchd conffiles" /etc/mmbatch/mmbatchd.yaml "$(dpkg-deb -I "$MMBATCHD_DEB" conffiles)"
 	expect_match "mmbatchd postinst" 'deb-systemd-helper enable "\$unit"' "$(dpkg-deb -I "$MMBATCHD_DEB" postinst)"
 	conf=$(dpkg-deb --fsys-tarfile "$MMBATCHD_DEB" | tar -xOf - ./etc/mmbatch/mmbatchd.yaml)
@@ -122,8 +127,8 @@ if [ $with_mmbatchd = 1 ]; then
 	list=$(rpm -qp --qf '[%{FILEFLAGS:fflags} %{FILENAMES}\n]' "$MMBATCHD_RPM" 2>/dev/null)
 	expect_line "mmbatchd RPM" "cn /etc/mmbatch/mmbatchd.yaml" "$list"
 	expect_line "mmbatchd RPM" " /usr/sbin/mmbatchd" "$list"
-	expect_line "mmbatchd RPM" " /lib/systemd/system/mmbatchd.service" "$list"
+	expect_line "mmbatchd RPM" " /usr/lib/systemd/system/mmbatchd.service" "$list"
 	expect_line "mmbatchd RPM" " /usr/sbin/mmbatchctl" "$list"
-	expect_line "mmbatchd RPM" " /lib/systemd/system/mmbatch-canary.service" "$list"
+	expect_line "mmbatchd RPM" " /usr/lib/systemd/system/mmbatch-canary.service" "$list"
 	expect_match "mmbatchd RPM %post" 'for unit in mmbatchd.service' "$(rpm -qp --scripts "$MMBATCHD_RPM" 2>/dev/null)"
 fi
