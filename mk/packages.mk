@@ -44,7 +44,7 @@ PHONY += packages-lint
 packages-lint: packages
 	@$(TOP)/tools/pkg/lint.sh --from-knobs
 
-## build: pkg-chroot  the cached Debian 12 test chroot tarball (tools/pkg/mkchroot.sh); prints its path
+## build: pkg-chroot  the cached Debian 12 test chroot tarball (tools/pkg/mkchroot.sh; MKCHROOT_SUITE=trixie: the Debian 13 one); prints its path
 PHONY += pkg-chroot
 pkg-chroot: | deps-packages
 	@$(TOP)/tools/pkg/mkchroot.sh tarball
@@ -53,7 +53,7 @@ pkg-chroot: | deps-packages
 # ones (one base is enough: the names are made the same way for both).
 PKG_TEST_DEBUG_BASES := 6.12
 
-## test: check-packages  guest packages of both bases (and the 6.12 debug guest's): lint, contents (and a broken DEB rejected), RPM scripts and payload, chroot install/purge with dracut (the debug kernel beside the normal one), the build identity, the debug packages beside the normal ones (ONLY=packages/<test>)
+## test: check-packages  guest packages of both bases (and the 6.12 debug guest's): lint, contents (and a broken DEB rejected), RPM scripts and payload, chroot install/purge with dracut on Debian 12 and on Debian 13 (chroot, chroot-trixie; the debug kernel beside the normal one), the build identity, the debug packages beside the normal ones (ONLY=packages/<test>)
 PHONY += check-packages
 check-packages: guest-packages $(addprefix debug-packages-,$(PKG_TEST_DEBUG_BASES)) | deps-packages
 	@PKG_TEST_BUILDS="$(foreach b,$(GUEST_BASES),$(call guest_build,$(b)))" PKG_TEST_DEBUG_BUILDS="$(foreach b,$(PKG_TEST_DEBUG_BASES),$(call debug_build,$(b)))" $(TOP)/tests/packages/run.sh

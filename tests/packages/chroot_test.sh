@@ -1,7 +1,9 @@
 #!/bin/bash
 # shellcheck disable=SC2154 # rc_out is set by capture (printf -v)
-# Installs kernel image DEBs and the mmbatchd DEB into a fresh Debian 12
-# chroot (tools/pkg/mkchroot.sh, /proc /sys /dev mounted) and checks:
+# Installs kernel image DEBs and the mmbatchd DEB into a fresh Debian chroot
+# (tools/pkg/mkchroot.sh, /proc /sys /dev mounted): Debian 12 (bookworm), or
+# with --suite the one named, e.g. trixie (Debian 13: dracut 106, systemd
+# 257, merged /usr), the same packages and checks. It checks:
 #   - a failing /etc/kernel/postinst.d hook fails `dpkg -i` (not hidden);
 #   - `dpkg -i` of each image runs dracut: /boot/initrd.img-<kver> exists;
 #     all images are then installed side by side (a +debug kernel beside
@@ -9,15 +11,25 @@
 #   - the mmbatchd units are enabled, and its kernel hook marked each new
 #     kernel pending (/var/lib/mmbatch/pending/<kver>);
 #   - `dpkg --purge` removes everything: initrd, /lib/modules/<kver>, and the
-#     file list of the chroot is what it was before the installs.
-#   chroot_test.sh BUILD...
+#     file list of the chroot is what it was before the installs;
+#   - no install or purge prints a dpkg warning.
+#   chroot_test.sh [--suite SUITE] BUILD...
 # BUILD: a packaged build's identity file (tools/kbuild/identity.sh): its
 # IMAGE_DEB is installed, and the first one's MMBATCHD_DEB.
 # Reads: OUT. Needs root.
 set -eu
 
-usage() { echo "usage: chroot_test.sh out/build/<name>/mmbatch-build.env..." >&2; exit 2; }
+usage() { echo "usage: chroot_test.sh [--suite SUITE] out/build/<name>/mmbatch-build.env..." >&2; exit 2; }
+suite=bookworm
+if [ "${1:-}" = --suite ]; then
+	[ $# -ge 2 ] || usage
+	suite=$2
+	shift 2
+fi
 [ $# -ge 1 ] || usage
+# The suite names the summary line and the scratch dir.
+TEST_NAME=chroot_test-$suite
+export MKCHROOT_SUITE=$suite
 . "$(dirname "$0")/lib.sh"
 mkchroot=$TOP/tools/pkg/mkchroot.sh
 
@@ -37,9 +49,12 @@ unmount_root() {
 cleanup_hook=unmount_root
 
 t0=$SECONDS
+tarball=$("$mkchroot" tarball)
+echo "$TEST_NAME: chroot tarball $(basename "$tarball") ready in $((SECONDS - t0)) s (built when its recipe changed, else cached)"
+t0=$SECONDS
 "$mkchroot" unpack "$root"
 "$mkchroot" mount "$root"
-echo "$TEST_NAME: chroot unpacked and mounted in $((SECONDS - t0)) s"
+echo "$TEST_NAME: Debian $(cat "$root/etc/debian_version") ($suite) chroot unpacked and mounted in $((SECONDS - t0)) s"
 # No service starts inside the chroot.
 printf '#!/bin/sh\nexit 101\n' >"$root/usr/sbin/policy-rc.d"
 chmod 0755 "$root/usr/sbin/policy-rc.d"
@@ -78,6 +93,7 @@ echo "- install mmbatchd, then the kernel images (dracut runs from the postinst.
 t1=$SECONDS
 capture rc in_root dpkg -i "$pkg_dir/$(basename "$mmbatchd_deb")"
 expect_ok "dpkg -i mmbatchd" "$rc" "$rc_out"
+expect_no_match "dpkg -i mmbatchd: dpkg warnings" '^dpkg: warning' "$rc_out"
 expect_eq "systemctl is-enabled mmbatchd.service" enabled "$(in_root systemctl is-enabled mmbatchd.service 2>&1 || true)"
 for unit in mmbatch-smoke.service mmbatch-canary.service; do
 	expect_eq "systemctl is-enabled $unit" enabled "$(in_root systemctl is-enabled "$unit" 2>&1 || true)"
@@ -86,6 +102,7 @@ for deb in "${debs[@]}"; do
 	t2=$SECONDS
 	capture rc in_root dpkg -i "$deb"
 	expect_ok "dpkg -i $(basename "$deb") ($((SECONDS - t2)) s)" "$rc" "$rc_out"
+	expect_no_match "dpkg -i $(basename "$deb"): dpkg warnings" '^dpkg: warning' "$rc_out"
 done
 for kver in "${kvers[@]}"; do
 	expect_file "dracut initramfs" "$root/boot/initrd.img-$kver"
@@ -107,6 +124,9 @@ pkgs=(mmbatchd)
 for kver in "${kvers[@]}"; do pkgs+=("linux-image-$kver"); done
 capture rc in_root dpkg --purge "${pkgs[@]}"
 expect_ok "dpkg --purge ${pkgs[*]}" "$rc" "$rc_out"
+# e.g. a directory under a merged-/usr alias that no package of this suite
+# owns: dpkg tries to remove it (the real one behind it).
+expect_no_match "dpkg --purge: dpkg warnings" '^dpkg: warning' "$rc_out"
 for kver in "${kvers[@]}"; do
 	expect_absent "purge" "$root/boot/initrd.img-$kver"
 	expect_absent "purge" "$root/boot/vmlinuz-$kver"

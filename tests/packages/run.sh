@@ -13,6 +13,9 @@
 #                     the mmbatchd DEB in a Debian 12 chroot, with dracut;
 #                     the debug builds' images too, installed beside the
 #                     normal ones (all kernels installed at once)
+#   chroot-trixie     the same packages and checks in a Debian 13 (trixie)
+#                     chroot: dracut 106, systemd 257, merged /usr (the
+#                     packages are built once, on Debian 12, for both)
 #   debug             debug_test.sh of each debug build (PKG_TEST_DEBUG_BUILDS)
 #                     against the normal build of its base: other names
 #                     (+debug), disjoint file lists, rpm -i --test of both
@@ -21,7 +24,8 @@
 #                     records, skipping an unchanged build, refusing a changed
 #                     image
 # The subset selector ONLY (tests/lib/assert.sh) picks tests by these names
-# (NAME or NAME_test), e.g. ONLY=packages/chroot. Every selected test runs,
+# (NAME or NAME_test), e.g. ONLY=packages/chroot (Debian 12 only;
+# ONLY='packages/chroot*' both). Every selected test runs,
 # also after a failure; run_summary (tests/lib/assert.sh) counts one result
 # per test and adds up their checks.
 # Reads: PKG_TEST_BUILDS (default: the guest builds of 6.12 and 6.1 at
@@ -124,6 +128,7 @@ run_test contents contents_all
 run_test contents_rejects contents_rejects "${builds[0]}"
 run_test rpm each "$here/rpm_test.sh"
 run_test chroot "$here/chroot_test.sh" "${builds[@]}" ${debug_builds[@]+"${debug_builds[@]}"}
+run_test chroot-trixie "$here/chroot_test.sh" --suite trixie "${builds[@]}" ${debug_builds[@]+"${debug_builds[@]}"}
 run_test identity "$here/identity_test.sh" "${builds[0]}"
 run_test debug debug_all
 run_summary packages
