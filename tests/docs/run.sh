@@ -33,7 +33,8 @@
 #   ```text, ```yaml       not commands (diagrams, file contents).
 # Any other info string, an empty one, or an indented code block fails.
 # In every run block, a kernel or package name ending in "-cloud" is run as
-# "-guest" (the test builds and boots guest kernels; the canary fixture's
+# "-guest", and a 6.12 release (6.12.N-mmbatchS-) as the built one's (the
+# test builds and boots guest kernels; the canary fixture's
 # kernels are the 6.12 guest build's release (the recorded grub.cfg's
 # 6.12.117-mmbatch1-guest renamed) and, running, 6.1.192-mmbatch1-x6c119661-guest).
 #
@@ -118,8 +119,12 @@ for d in "${docs[@]}"; do extract "$d" >>"$index"; done
 
 # subst FILE: the block as the test runs it (-cloud kernels and packages as
 # -guest; host blocks also get the local repository's URL).
+# The pages show one 6.12 release (e.g. 6.12.117-mmbatch2); Debian's
+# linux-source-6.12 moves on (6.12.117 became 6.12.118), so a documented
+# 6.12 release runs as the built one's (FAKE_KVER less -guest).
+build_release=${FAKE_KVER%-guest}
 subst() {
-	sed -E 's/([0-9])-cloud\b/\1-guest/g' "$1"
+	sed -E "s/([0-9])-cloud\b/\1-guest/g; s/\b6\.12\.[0-9]+-mmbatch[0-9]+-/$build_release-/g" "$1"
 }
 
 # --- links: every relative link of every page resolves (file, and #anchor
