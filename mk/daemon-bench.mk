@@ -17,7 +17,7 @@ check-daemon: $(BIN_DIR)/mmbatchd-memtouch
 # ReadWritePaths= must equal, hence the binary.
 MBD_UNITS := $(addprefix $(TOP)/systemd/,mmbatchd.service mmbatch-smoke.service mmbatch-canary.service)
 
-## test: check-daemon-unit-file  systemd-analyze verify + security of the three units; /proc/sys paths = mmbatchd --list-keys
+## test: check-daemon-unit-file  systemd-analyze verify (the host's systemd 252 and Debian 13's 257 in a trixie root) + security of the three units; /proc/sys paths = mmbatchd --list-keys
 PHONY += check-daemon-unit-file
 check-daemon-unit-file: $(BIN_DIR)/mmbatchd man | deps-daemon-bench
 	@MMBATCHD=$(BIN_DIR)/mmbatchd $(TOP)/tests/units/run.sh $(MBD_UNITS)
