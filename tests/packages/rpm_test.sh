@@ -1,7 +1,8 @@
 #!/bin/bash
 # The kernel RPM's scriptlets and payload, against the DEB of the same build:
 #   - %posttrans runs `kernel-install add <kver> /lib/modules/<kver>/vmlinuz`,
-#     %postun `kernel-install remove <kver>` (rpm -qp --scripts);
+#     %preun `kernel-install remove <kver>`, unconditionally: a removed
+#     installonly instance is its release going (rpm -qp --scripts);
 #   - the payload (rpm2cpio | cpio) holds the Fedora layout, and its image,
 #     System.map, config and modules are byte-identical to the DEB's: both
 #     formats come from one build.
@@ -24,9 +25,10 @@ work=$T
 echo "- scriptlets"
 scripts=$(rpm -qp --scripts "$KERNEL_RPM" 2>/dev/null)
 posttrans=$(printf '%s\n' "$scripts" | awk '/^posttrans scriptlet/ { on = 1; next } /scriptlet/ { on = 0 } on')
-postun=$(printf '%s\n' "$scripts" | awk '/^postuninstall scriptlet/ { on = 1; next } /scriptlet/ { on = 0 } on')
+preun=$(printf '%s\n' "$scripts" | awk '/^preuninstall scriptlet/ { on = 1; next } /scriptlet/ { on = 0 } on')
 expect_match "%posttrans" "^/usr/bin/kernel-install add $kre /lib/modules/$kre/vmlinuz( |\$)" "$posttrans"
-expect_match "%postun" "/usr/bin/kernel-install remove $kre( |\$)" "$postun"
+expect_match "%preun" "^/usr/bin/kernel-install remove $kre( |\$)" "$preun"
+expect_no_match "%preun: no condition on \$1 (it counts instances of the name, not of this release)" '\$1|\$\{1' "$preun"
 expect_no_match "%posttrans" '\|\| *(true|:)|exit 0' "$posttrans"
 
 echo "- payload"

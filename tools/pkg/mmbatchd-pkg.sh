@@ -152,11 +152,16 @@ build_rpm() {
 	arch=$(pkg_rpm_arch)
 	mkdir -p "$top"
 	# Own our directories and files; /etc entries are %config(noreplace).
+	# /var/lib/mmbatch and its pending/ are the state the kernel-install
+	# plugin and the daemon write: owned (not shipped), so removing the
+	# package removes them when nothing is left in them, as the DEB's
+	# purge does (results, when kept, stay with rpm's warning).
 	(
 		cd "$root"
-		for d in etc/mmbatch usr/share/mmbatch usr/share/doc/mmbatchd; do
+		for d in etc/mmbatch usr/libexec/mmbatch usr/share/mmbatch usr/share/doc/mmbatchd; do
 			[ -d "$d" ] && find "$d" -type d | sort | sed 's|^|%dir /|'
 		done
+		printf '%%dir /var/lib/mmbatch\n%%dir /var/lib/mmbatch/pending\n'
 		# Executable hooks under /etc/kernel are code, not configuration.
 		find . \( -type f -o -type l \) \( -path './etc/*' ! -perm -u+x -printf '%%config(noreplace) ' -o -true \) \
 			-printf '%P\n' | sed 's|^\(%config(noreplace) \)\{0,1\}|&/|' | sort
