@@ -19,18 +19,15 @@
 #      back (it needs a new package), `apt-get full-upgrade` installs the new
 #      image next to the old one, with its initrd.
 #   BUILD=FILE apt_test.sh   (FILE: the packaged 6.12 guest build's identity)
-# Reads: TOP, OUT, BUILD, REPO_TEST_NEXT_BUILD (build dir of the next
-# series, default $OUT/build/6.12-guest-reponext: the same depth as the
-# pipeline's, so ccache's relative paths hit), REPO_TEST_NEXT_OUT (its
-# packages, default $OUT/repo-test/packages). Needs root.
+# Reads: TOP, OUT, BUILD, REPO_TEST_NEXT_BUILD and REPO_TEST_NEXT_OUT
+# (where the next series is built and packaged: lib.sh rt_next_series).
+# Needs root.
 set -eu
 
 usage() { echo "usage: BUILD=out/build/6.12-guest/mmbatch-build.env apt_test.sh" >&2; exit 2; }
 [ $# -eq 0 ] && [ -n "${BUILD:-}" ] || usage
 . "$(dirname "$0")/lib.sh"
 mkchroot=$TOP/tools/pkg/mkchroot.sh
-next_build=${REPO_TEST_NEXT_BUILD:-$OUT/build/6.12-guest-reponext}
-next_out=${REPO_TEST_NEXT_OUT:-$OUT/repo-test/packages}
 
 rt_work
 repo=$work/repo
@@ -123,21 +120,11 @@ expect_eq "mmbatchd" "install ok installed $(dpkg-deb -f "$mmbatchd_deb" Version
 expect_file "initrd (dracut)" "$root/boot/initrd.img-$kver1"
 
 echo "- the next series version, published into the same repo"
-patches=$work/patches
-cp -a "$TOP/patches" "$patches"
 series1=$(bid_get "$BUILD" SERIES_VERSION)
-echo $((series1 + 1)) >"$patches/6.12/VERSION"
-next_id=$next_build/mmbatch-build.env
-# build_next: that build, by the stage scripts with its own knobs, then its
-# packages (the kernel's only), recorded in its own identity file.
-build_next() {
-	env PATCHES_ROOT="$patches" KB_BUILD_DIR="$next_build" BASE=6.12 FLAVOR=guest \
-		bash -c 'for s in source series config build; do "$0/$s.sh" >/dev/null || exit; done' "$TOP/tools/kbuild" &&
-		env BUILD="$next_id" PKG_OUT="$next_out" PKG_MMBATCHD=0 "$TOP/tools/pkg/packages.sh"
-}
 t1=$SECONDS
-capture rc build_next
-expect_ok "build and package BASE=6.12 FLAVOR=guest PATCHES_ROOT=<VERSION $((series1 + 1))> KB_BUILD_DIR=$next_build ($((SECONDS - t1)) s)" \
+capture rc rt_next_series "$BUILD"
+next_id=$rt_next_id
+expect_ok "build and package BASE=6.12 FLAVOR=guest PATCHES_ROOT=<VERSION $((series1 + 1))> KB_BUILD_DIR=${next_id%/*} ($((SECONDS - t1)) s)" \
 	"$rc" "$rc_out"
 printf '%s\n' "$rc_out" | grep -E '^build: .*(ccache|in [0-9]+ s)|^package: [0-9]+ packages' || true
 kver2=$(bid_get "$next_id" KERNELRELEASE 2>&1) || true

@@ -9,6 +9,9 @@
 #   rt_make_key DIR NAME   a throwaway signing key (see below)
 #   rt_packages BUILD KEY...  the package files BUILD records under the KEYs,
 #                          one a line; fails naming the file and the key
+#   rt_next_series BUILD   build (once) and package the next series version
+#                          of BUILD's 6.12 guest kernel; its identity file
+#                          is $rt_next_id (set when this file is sourced)
 # Reads: TOP, OUT.
 
 TOP=${TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
@@ -73,4 +76,36 @@ rt_packages() {
 		[ -f "$v" ] || { echo "ERROR: build identity $build: $k $v: no such file" >&2; return 1; }
 		echo "$v"
 	done
+}
+
+# rt_next_series BUILD: the next series version (a copy of patches/ with
+# VERSION + 1, through the pipeline knobs PATCHES_ROOT and KB_BUILD_DIR,
+# ccache: the kbuild stage scripts, then tools/pkg/packages.sh with that
+# build's identity file, the kernel's packages only). The build dir is
+# REPO_TEST_NEXT_BUILD (default $OUT/build/6.12-guest-reponext: the same
+# depth as the pipeline's, so ccache's relative paths hit), its packages go
+# to REPO_TEST_NEXT_OUT (default $OUT/repo-test/packages). The output is
+# the stage scripts'; run it in capture (a subshell): it sets nothing.
+rt_next_build=${REPO_TEST_NEXT_BUILD:-$OUT/build/6.12-guest-reponext}
+rt_next_id=$rt_next_build/mmbatch-build.env
+rt_next_series() {
+	local build=$1 patches series image
+	local next_out=${REPO_TEST_NEXT_OUT:-$OUT/repo-test/packages}
+	series=$(bid_get "$build" SERIES_VERSION) || return 1
+	# Built already (by the other test of this run): package it only, which
+	# packages.sh skips when the packages are newer than their inputs.
+	image=$(bid_get "$rt_next_id" IMAGE 2>/dev/null) || image=
+	if [ -n "$image" ] && [ -f "$image" ] &&
+		[ "$(bid_get "$rt_next_id" SERIES_VERSION 2>/dev/null)" = $((series + 1)) ] &&
+		[ "$(bid_get "$rt_next_id" KVERSION 2>/dev/null)" = "$(bid_get "$build" KVERSION)" ]; then
+		env BUILD="$rt_next_id" PKG_OUT="$next_out" PKG_MMBATCHD=0 "$TOP/tools/pkg/packages.sh"
+		return
+	fi
+	patches=$(_scratch_dir patches-next)
+	cp -a "$TOP/patches/." "$patches"
+	echo $((series + 1)) >"$patches/6.12/VERSION"
+	env PATCHES_ROOT="$patches" KB_BUILD_DIR="$rt_next_build" BASE=6.12 FLAVOR=guest \
+		bash -c 'for s in source series config build; do "$0/$s.sh" >/dev/null || exit; done' "$TOP/tools/kbuild" &&
+		env BUILD="$rt_next_id" PKG_OUT="$next_out" PKG_MMBATCHD=0 "$TOP/tools/pkg/packages.sh" || { rm -rf "$patches"; return 1; }
+	rm -rf "$patches"
 }

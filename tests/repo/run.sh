@@ -9,6 +9,12 @@
 #   apt      apt_test.sh: chroot: tampered repos rejected by apt-get update,
 #            install of the meta-package + mmbatchd, the next series version
 #            built and reached by apt-get full-upgrade
+#   dnf      dnf_test.sh: an approximate RPM host (the Debian chroot, its
+#            rpm database empty but for a stand-in): tampered repomd.xml and
+#            RPMs refused by dnf, dnf install of the kernel and mmbatchd
+#            (kernel-install + dracut: BLS entry, initramfs), dnf upgrade to
+#            the next series (both stay), dnf remove leaves nothing, a
+#            failing kernel-install plugin reported
 #   expiry   expiry_test.sh: REPO_VALID_DAYS refusals, Date/Valid-Until in
 #            the signed Release, re-signed on every run; chroot: apt-get
 #            update refuses an expired, correctly signed Release (a tiny
@@ -39,8 +45,9 @@ if pkgs=$(rt_packages "$BUILD" IMAGE_DEB HEADERS_DEB META_DEB KERNEL_RPM DEVEL_R
 	run_test key "$here/key_test.sh" "${daemon[@]}"
 	run_test rpm "$here/rpm_test.sh" "${rpms[@]}"
 	run_test apt "$here/apt_test.sh"
+	run_test dnf "$here/dnf_test.sh"
 else
-	fail "the packages of $BUILD (make guest-packages-6.12): key, rpm and apt not run"
+	fail "the packages of $BUILD (make guest-packages-6.12): key, rpm, apt and dnf not run"
 fi
 run_test expiry "$here/expiry_test.sh"
 run_summary repo

@@ -4,7 +4,8 @@
 #   vmtest boot VMLINUZ --rootfs IMG --initramfs INITRD --add tests/vm/lib.sh \
 #       --add tests/vm/full_test.sh -- sh full_test.sh KERNELRELEASE INITRD_SHA256
 # KERNELRELEASE: the packaged kernel's release; INITRD_SHA256: checksum of the
-# initramfs the host booted (must be the one postinst made in /boot). The
+# initramfs the host booted (must be the one postinst made in /boot, or on
+# an RPM host the one kernel-install put where INITRD, a third word, says). The
 # mmbatchd package is always installed (tests/vm/guest.sh fails before the
 # boot when the build has none).
 # Besides the daemon's job (values, drain, smoke, rollback) it proves the
@@ -19,8 +20,13 @@
 # shellcheck source=tests/vm/lib.sh
 . ./lib.sh
 
-[ $# -eq 2 ] || { echo "usage: full_test.sh KERNELRELEASE INITRD_SHA256"; exit 2; }
+[ $# -eq 2 ] || [ $# -eq 3 ] || { echo "usage: full_test.sh KERNELRELEASE INITRD_SHA256 [INITRD]"; exit 2; }
 want_release=$1 want_initrd=$2
+# INITRD: where the kernel's install put the initramfs; given, the host is
+# an RPM host (tests/repo/dnf_test.sh: kernel-install's BLS entry dir, rpm).
+initrd=${3:-/boot/initrd.img-$want_release}
+pkgdb=dpkg
+[ $# -eq 2 ] || pkgdb=rpm
 drain_mib=${DRAIN_MIB:-512}
 drain_wait=${DRAIN_WAIT_S:-20}
 profile=/etc/mmbatch/mmbatchd.yaml
@@ -28,10 +34,15 @@ baseline=/run/vmtest-baseline/plan.txt
 
 # 1. The packaged kernel came up through the initramfs its postinst made.
 vm_expect "running kernel release" "$want_release" "$(uname -r)"
-vm_expect "booted initramfs = /boot/initrd.img-$want_release (sha256)" "$want_initrd" \
-	"$(sha256sum "/boot/initrd.img-$want_release" 2>&1 | cut -d' ' -f1)"
-vm_expect "dpkg status of the kernel's initramfs generator" "dracut install ok installed" \
-	"$(dpkg-query -W -f='${Package} ${Status}' dracut 2>&1)"
+vm_expect "booted initramfs = $initrd (sha256)" "$want_initrd" "$(sha256sum "$initrd" 2>&1 | cut -d' ' -f1)"
+if [ $pkgdb = dpkg ]; then
+	vm_expect "dpkg status of the kernel's initramfs generator" "dracut install ok installed" \
+		"$(dpkg-query -W -f='${Package} ${Status}' dracut 2>&1)"
+else
+	vm_expect "rpm: mmbatchd installed" mmbatchd "$(rpm -q --qf '%{NAME}' mmbatchd 2>&1)"
+	vm_expect "rpm: the kernel package owns /lib/modules/$want_release" 1 \
+		"$(rpm -qf "/lib/modules/$want_release/vmlinuz" 2>/dev/null | grep -c '^mmbatch-kernel-')"
+fi
 vm_expect_ge "initrd phase in this boot's journal ('Switching root.')" 1 \
 	"$(journalctl -b -o cat --no-pager 2>/dev/null | grep -c '^Switching root\.$')"
 vm_expect "root filesystem" "/dev/vda ext4" "$(awk '$2 == "/" && $1 != "rootfs" {print $1, $3}' /proc/mounts | tail -n 1)"

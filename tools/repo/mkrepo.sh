@@ -269,13 +269,15 @@ write_clients() {
 		Signed-By: /etc/apt/keyrings/mmbatch-archive-keyring.gpg
 	EOF
 	cat >"$work/mmbatch.repo" <<-EOF
-		# mmbatch kernels and tools: packages and metadata both signed.
+		# mmbatch kernels and tools: packages and metadata both signed. A
+		# repository dnf cannot verify is an error, not skipped.
 		[mmbatch]
 		name=mmbatch kernels and tools
 		baseurl=$REPO_URL/rpm
 		enabled=1
 		gpgcheck=1
 		repo_gpgcheck=1
+		skip_if_unavailable=False
 		gpgkey=$REPO_URL/RPM-GPG-KEY-mmbatch
 	EOF
 	local f

@@ -91,7 +91,7 @@ mkchroot=$top/tools/pkg/mkchroot.sh
 export OUT=$out
 base=$("$mkchroot" tarball)
 # --apt adds its package names and .debs (nothing without it).
-key=$( { echo "$base $size ${VM_SMOKE_TIMEOUT:-300} grub=$grub"; sha256sum "$0" "$here/vmtest-run" "$here"/vmtest-*.service | cut -d' ' -f1;
+key=$( { echo "$base $size ${VM_SMOKE_TIMEOUT:-300} grub=$grub"; sha256sum "$0" "$here/rootfs-finish.sh" "$here/vmtest-run" "$here"/vmtest-*.service | cut -d' ' -f1;
 	for deb in "$@"; do sha256sum < "$deb"; done
 	[ ${#apt_debs[@]} -eq 0 ] || { echo "apt: ${apt_pkgs[*]}"; for deb in "${apt_debs[@]}"; do sha256sum < "$deb"; done; }; } |
 	sha256sum | cut -c1-16)
@@ -221,25 +221,10 @@ for deb in "$@"; do
 done
 [ -n "$kver" ] || { echo "ERROR: mkrootfs: no kernel image package (./boot/vmlinuz-*) among the .debs" >&2; exit 1; }
 
-# The operator's profile as the package left it, plus one local key as an
-# operator would add it: the smoke subset's 60 s budget is sized for real
-# hardware, and an emulated (TCG) guest on a busy host runs it several times
-# slower. Everything else stays the shipped default.
-profile=$root/etc/mmbatch/mmbatchd.yaml
-[ -f "$profile" ] && printf '\n# vmtest: TCG guests are slow\nsmoke:\n  timeout_s: %s\n' \
-	"${VM_SMOKE_TIMEOUT:-300}" >> "$profile"
-
-install -m 0755 "$here/vmtest-run" "$root/usr/local/sbin/vmtest-run"
-mkdir -p "$root/etc/systemd/system/multi-user.target.wants"
-for unit in vmtest-run.service vmtest-baseline.service; do
-	install -m 0644 "$here/$unit" "$root/etc/systemd/system/$unit"
-	ln -sf "/etc/systemd/system/$unit" "$root/etc/systemd/system/multi-user.target.wants/$unit"
-done
-# A login prompt on ttyS0 would interleave with the command's output.
-ln -sf /dev/null "$root/etc/systemd/system/serial-getty@ttyS0.service"
-echo vmtest > "$root/etc/hostname"
+rootdev=/dev/vda
+[ $grub = 0 ] || rootdev=/dev/vda1
+"$here/rootfs-finish.sh" "$root" "$rootdev"
 if [ $grub = 1 ]; then
-	printf '/dev/vda1 / ext4 rw 0 1\n' > "$root/etc/fstab"
 	mkdir -p "$root/etc/default/grub.d"
 	cat > "$root/etc/default/grub.d/vmtest.cfg" <<'GRUBCFG'
 # vmtest: GRUB and the kernels talk on the serial console; every boot runs the
@@ -251,8 +236,6 @@ GRUB_SERIAL_COMMAND="serial --unit=0 --speed=115200"
 GRUB_CMDLINE_LINUX_DEFAULT="console=ttyS0 panic=10 systemd.show_status=0 vmtest.run=1 rcupdate.rcu_cpu_stall_timeout=60"
 GRUB_DISABLE_OS_PROBER=true
 GRUBCFG
-else
-	printf '/dev/vda / ext4 rw 0 1\n' > "$root/etc/fstab"
 fi
 
 cp "$root/boot/vmlinuz-$kver" "$work/vmlinuz"
