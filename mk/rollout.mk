@@ -22,13 +22,13 @@ PHONY += check-distcc
 check-distcc: | deps-kernel deps-rollout
 	@$(TOP)/tests/distcc/run.sh
 
-## test: check-rollout  the Ansible rollout: fleet report and gate, the host_state module, the collection built/linted/installed and refusing bad variables; its VM test is a skip here (make check-rollout-vm), saying whether a recorded pass (tests/rollout/vm-passed.txt) covers this code
+## test: check-rollout  the Ansible rollout: fleet report and gate, the host_state module, the collection built/linted/installed and refusing bad variables, the role's dnf install into an approximate RPM host (6.12 guest RPMs); its VM test is a skip here (make check-rollout-vm), saying whether a recorded pass (tests/rollout/vm-passed.txt) covers this code
 PHONY += check-rollout
-check-rollout: $(BIN_DIR)/mmbench | deps-ansible
-	@MMBENCH=$(BIN_DIR)/mmbench $(TOP)/tests/rollout/run.sh
+check-rollout: guest-packages-6.12 $(BIN_DIR)/mmbench | deps-ansible deps-repo deps-packages
+	@MMBENCH=$(BIN_DIR)/mmbench BUILD=$(call guest_build,6.12) $(TOP)/tests/rollout/run.sh
 
 ## test: check-rollout-vm  check-rollout with its VM test forced: three qemu hosts from one GRUB disk, the playbook rolls a good kernel through 2 waves, stops the smoke-failing one after the first host, fails an unreachable host (about 50 min); records the pass in tests/rollout/vm-passed.txt
 PHONY += check-rollout-vm
 check-rollout-vm: guest-packages-6.12 guest-packages-6.1 canary-bad-kernel $(BIN_DIR)/mmbench | deps-ansible deps-vm deps-packages deps-canary deps-repo
-	@MMBENCH=$(BIN_DIR)/mmbench ROLLOUT_VM_FORCE=1 ROLLOUT_GOOD=$(call guest_build,6.12) ROLLOUT_NEW=$(call guest_build,6.1) \
+	@MMBENCH=$(BIN_DIR)/mmbench BUILD=$(call guest_build,6.12) ROLLOUT_VM_FORCE=1 ROLLOUT_GOOD=$(call guest_build,6.12) ROLLOUT_NEW=$(call guest_build,6.1) \
 		ROLLOUT_BAD="$$(cat $(CANARY_BAD_REF))" $(TOP)/tests/rollout/run.sh

@@ -6,6 +6,10 @@
 #   host_state_test  the host_state module on a fake state directory;
 #   collection_test  ansible-galaxy build and install, ansible-lint, bad
 #                    variables refused, hosts that do not answer stop it;
+#   dnf_host_test    the role's install-dnf.yml through Ansible's chroot
+#                    connection into an approximate RPM host: key, .repo,
+#                    dnf install from the signed yum repository, idempotent,
+#                    a tampered repomd.xml refused (BUILD: the 6.12 guest);
 #   vm               tests/rollout/vm_run.sh: three booted hosts, a good
 #                    kernel through two waves, a bad one stopped after the
 #                    first, an unreachable host (about 50 min on 2 cores).
@@ -13,7 +17,7 @@
 #                    check-rollout-vm, which records a pass in
 #                    tests/rollout/vm-passed.txt); otherwise counted as a
 #                    skip that says whether a recorded pass covers this code.
-# Reads: TOP, OUT, ONLY, TEST_STAGE, MMBENCH, ROLLOUT_VM_FORCE=1 (run vm),
+# Reads: TOP, OUT, ONLY, TEST_STAGE, MMBENCH, BUILD, ROLLOUT_VM_FORCE=1 (run vm),
 # and what vm_run.sh reads.
 set -eu
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -26,6 +30,7 @@ here=$TOP/tests/rollout
 run_test report_test bash "$here/report_test.sh"
 run_test host_state_test bash "$here/host_state_test.sh"
 run_test collection_test bash "$here/collection_test.sh"
+run_test dnf_host_test bash "$here/dnf_host_test.sh"
 
 code=$("$here/code-hash.sh")
 passed=$(sed -n 's/^code //p' "$here/vm-passed.txt" 2>/dev/null || true)
