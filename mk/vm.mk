@@ -36,7 +36,7 @@ PHONY += $(VANILLA_KERNELS)
 $(VANILLA_KERNELS): vanilla-kernel-%: | deps-kernel
 	@$(VM_TOOLS)/build-kernel.sh --expect $(call vanilla_build,$*) BASE=$* FLAVOR=guest PATCHES=0
 
-## test: check-vm  the guest builds of VM_BASES (6.12 6.1) booted: busybox quick path + dpkg-installed systemd full path, and the debug builds (lockdep, KASAN) on the quick path; any kernel splat fails (ONLY='vm/quick-6.12 vm/full-6.1 vm/debug-6.1'; VM_KERNEL=stock boots Debian's kernels instead)
+## test: check-vm  the guest builds of VM_BASES (6.12 6.1) booted: busybox quick path + dpkg-installed systemd full path on Debian 12 and 13 roots (VM_FULL_SUITES), and the debug builds (lockdep, KASAN) on the quick path; any kernel splat fails (ONLY='vm/quick-6.12 vm/full-6.1 vm/debug-6.1'; VM_KERNEL=stock boots Debian's kernels instead)
 PHONY += check-vm
 check-vm: $(addprefix guest-packages-,$(VM_BASES)) $(VM_DEBUG_KERNELS) $(VM_BINS) | deps-vm
 	@VM_BUILDS="$(VM_BUILDS)" VM_DEBUG_BUILDS="$(VM_DEBUG_BUILDS)" VM_KERNEL=$(VM_KERNEL) $(TOP)/tests/vm/run.sh
@@ -51,7 +51,8 @@ PHONY += check-vm-quick
 check-vm-quick: $(addprefix guest-kernel-,$(VM_BASES)) $(VM_BINS) | deps-vm
 	@TEST_STAGE=vm ONLY='vm/vmtest_test vm/quick-*' VM_BUILDS="$(VM_BUILDS)" VM_KERNEL=$(VM_KERNEL) $(TOP)/tests/vm/run.sh
 
-# `make check` runs both paths on both bases. The 6.1 guest needs
+# `make check` runs both paths on both bases (the full path on Debian 12 and
+# 13). The 6.1 guest needs
 # configs/kernel/guest/6.1/base-full.config: tinyconfig leaves BASE_FULL off
 # there, and the pid_max cap that follows fails systemd-sysctl.service.
 

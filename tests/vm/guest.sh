@@ -105,7 +105,7 @@ fi
 suite=${MKCHROOT_SUITE:-bookworm}
 tag=$mode-$base
 [ "$mode" != full ] || [ "$suite" = bookworm ] || tag+=-$suite
-TEST_NAME=$mode-$base
+TEST_NAME=$tag
 # shellcheck source=tests/lib/assert.sh
 . "$top/tests/lib/assert.sh"
 # shellcheck source=tests/vm/host.sh

@@ -23,7 +23,9 @@
 #                  4 vCPUs; with the quick set of the build's own mm
 #                  selftests, tools/peer/selftests-<base>.list)
 #   full-<base>    per build: tests/vm/guest.sh full (dpkg-installed kernel
-#                  and mmbatchd, dracut, systemd)
+#                  and mmbatchd, dracut, systemd) on a Debian 12 root
+#   full-<base>-trixie  the same on a Debian 13 root (systemd 257, dracut
+#                  106; VM_FULL_SUITES, default "bookworm trixie")
 #   debug-<base>   per debug build: tests/vm/guest.sh debug (the quick path
 #                  on the debug kernel, a longer integrity run)
 # Every guest check fails on any kernel splat (lockdep, KASAN, BUG, WARN...)
@@ -38,7 +40,7 @@
 # not selected" over tests and the sum of their checks. Logs: $OUT/vm/check/.
 #   run.sh             run the selected tests
 #   run.sh --resolve   only the resolution step: print what each path would boot
-# Reads: VM_BUILDS, BUILD, VM_DEBUG_BUILDS, ONLY, TEST_STAGE, OUT, and what
+# Reads: VM_BUILDS, BUILD, VM_DEBUG_BUILDS, VM_FULL_SUITES, ONLY, TEST_STAGE, OUT, and what
 # guest.sh reads.
 set -eu -o pipefail
 
@@ -65,13 +67,26 @@ builds=${VM_BUILDS:-${BUILD:-}}
 
 # The resolution step: test names from each build's BASE, then every
 # selected path resolved by guest.sh; the first missing key ends the stage.
+# The Debian releases the full path installs on: 12 (bookworm) is
+# full-<base>, any other is full-<base>-<suite> (the same packages, built on
+# Debian 12, installed on that suite's root as a fleet would).
+full_suites=${VM_FULL_SUITES-bookworm trixie}
+for suite in $full_suites; do
+	case $suite in ''|*[!a-z]*) die "check-vm: VM_FULL_SUITES: '$suite' is not a Debian suite name" ;; esac
+done
 tests=() first_build=
-declare -A build_of
+declare -A build_of suite_of
 for b in $builds; do
 	base=$(bid_get "$b" BASE)
 	[ -z "${build_of[quick-$base]:-}" ] || die "check-vm: VM_BUILDS names two builds of base $base (${build_of[quick-$base]}, $b)"
-	build_of[quick-$base]=$b build_of[full-$base]=$b
-	tests+=("quick-$base" "full-$base")
+	build_of[quick-$base]=$b
+	tests+=("quick-$base")
+	for suite in $full_suites; do
+		t=full-$base
+		[ "$suite" = bookworm ] || t+=-$suite
+		build_of[$t]=$b suite_of[$t]=$suite
+		tests+=("$t")
+	done
 	[ -n "$first_build" ] || first_build=$b
 done
 for b in ${VM_DEBUG_BUILDS:-}; do
@@ -106,7 +121,7 @@ run_test --summary stress_ng_parse_test bash "$here/stress_ng_parse_test.sh"
 run_test --summary integrity_verdict_test bash "$here/integrity_verdict_test.sh"
 run_test --summary vmtest_test bash "$here/vmtest_test.sh" "$(bid_get "$first_build" IMAGE)"
 for t in "${tests[@]}"; do
-	run_test --summary "$t" "$here/guest.sh" "${t%%-*}" "${build_of[$t]}"
+	run_test --summary "$t" env MKCHROOT_SUITE="${suite_of[$t]:-bookworm}" "$here/guest.sh" "${t%%-*}" "${build_of[$t]}"
 done
 
 echo "vm: checks skipped (not live on these guests; never counted as passed):"
