@@ -48,13 +48,6 @@ command -v dnf >/dev/null || { echo "ERROR: dnf_test: dnf is not installed (make
 
 rt_work
 repo=$work/repo served=$work/served
-http_pid=
-dt_cleanup() {
-	[ -z "$http_pid" ] || kill "$http_pid" 2>/dev/null || true
-	rt_cleanup_work
-}
-# shellcheck disable=SC2034 # run by assert.sh at exit
-cleanup_hook=dt_cleanup
 
 kernel_rpm=$(rt_packages "$BUILD" KERNEL_RPM) && devel_rpm=$(rt_packages "$BUILD" DEVEL_RPM) &&
 	mmbatchd_rpm=$(rt_packages "$BUILD" MMBATCHD_RPM) ||
@@ -64,8 +57,8 @@ kname=$(rpm -qp --nosignature --qf '%{NAME}' "$kernel_rpm")
 knevr1=$(rpm -qp --nosignature --qf '%{NAME}-%{VERSION}-%{RELEASE}' "$kernel_rpm")
 echo "$TEST_NAME: kernel $knevr1 ($kver1), $(basename "$mmbatchd_rpm")"
 
-port=$(/usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-url=http://127.0.0.1:$port
+rt_http_serve
+url=$rt_url
 rt_make_key "$work/key" "mmbatch dnf test key"
 rt_make_key "$work/other" "some other key"
 publish() {
@@ -74,14 +67,9 @@ publish() {
 }
 publish "$kernel_rpm" "$devel_rpm" "$mmbatchd_rpm"
 # serve: what the http server hands out becomes a fresh copy of the
-# published repository (each tampering starts from the signed original).
-serve() {
-	rm -rf "$served"
-	cp -a "$repo" "$served"
-}
+# published repository.
+serve() { rt_serve_copy "$repo"; }
 serve
-/usr/bin/python3 -m http.server --bind 127.0.0.1 --directory "$served" "$port" >"$work/http.log" 2>&1 &
-http_pid=$!
 
 echo "- the RPM host"
 t0=$SECONDS

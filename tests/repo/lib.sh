@@ -9,6 +9,11 @@
 #   rt_make_key DIR NAME   a throwaway signing key (see below)
 #   rt_packages BUILD KEY...  the package files BUILD records under the KEYs,
 #                          one a line; fails naming the file and the key
+#   rt_http_serve          after rt_work: an http server on a free port of
+#                          127.0.0.1 serving $work/served (stopped at exit);
+#                          sets rt_url
+#   rt_serve_copy REPO     $work/served becomes a fresh copy of REPO (each
+#                          tampering starts from the signed original)
 #   rt_next_series BUILD   build (once) and package the next series version
 #                          of BUILD's 6.12 guest kernel; its identity file
 #                          is $rt_next_id (set when this file is sourced)
@@ -48,6 +53,7 @@ rt_work() {
 }
 
 rt_cleanup_work() {
+	[ -z "${rt_http_pid:-}" ] || kill "$rt_http_pid" 2>/dev/null || true
 	rt_cleanup_keys
 	"$TOP/tools/pkg/mkchroot.sh" umount "$root"
 	rm -rf --one-file-system "$T"
@@ -108,4 +114,19 @@ rt_next_series() {
 		bash -c 'for s in source series config build; do "$0/$s.sh" >/dev/null || exit; done' "$TOP/tools/kbuild" &&
 		env BUILD="$rt_next_id" PKG_OUT="$next_out" PKG_MMBATCHD=0 "$TOP/tools/pkg/packages.sh" || { rm -rf "$patches"; return 1; }
 	rm -rf "$patches"
+}
+
+# dnf reads file:// URLs on the machine it runs on, not in an install root
+# or chroot: the tests' RPM hosts fetch our repository over http.
+rt_http_serve() {
+	local port
+	port=$(/usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	rt_url=http://127.0.0.1:$port
+	/usr/bin/python3 -m http.server --bind 127.0.0.1 --directory "$work/served" "$port" >"$work/http.log" 2>&1 &
+	rt_http_pid=$!
+}
+
+rt_serve_copy() {
+	rm -rf "$work/served"
+	cp -a "$1" "$work/served"
 }

@@ -44,26 +44,13 @@ knevr=$(rpm -qp --nosignature --qf '%{NAME}-%{VERSION}-%{RELEASE}' "$kernel_rpm"
 
 rt_work
 repo=$work/repo served=$work/served
-http_pid=
-dh_cleanup() {
-	[ -z "$http_pid" ] || kill "$http_pid" 2>/dev/null || true
-	rt_cleanup_work
-}
-# shellcheck disable=SC2034 # run by assert.sh at exit
-cleanup_hook=dh_cleanup
-
-port=$(/usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-url=http://127.0.0.1:$port
+rt_http_serve
+url=$rt_url
 rt_make_key "$work/key" "mmbatch rollout dnf test key"
 capture rc env REPO_KEY="$work/key/key.asc" REPO_OUT="$repo" REPO_URL="$url" "$MKREPO" "$kernel_rpm" "$mmbatchd_rpm"
 expect_ok "mkrepo: $(basename "$kernel_rpm")" "$rc" "$rc_out"
-serve() {
-	rm -rf "$served"
-	cp -a "$repo" "$served"
-}
+serve() { rt_serve_copy "$repo"; }
 serve
-/usr/bin/python3 -m http.server --bind 127.0.0.1 --directory "$served" "$port" >"$work/http.log" 2>&1 &
-http_pid=$!
 
 t0=$SECONDS
 rpmhost_unpack "$root"
