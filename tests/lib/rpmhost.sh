@@ -10,7 +10,8 @@
 # does.
 #   rpmhost_unpack ROOT         the chroot (Debian 12 with Debian's rpm and
 #                               dnf: MKCHROOT_EXTRA=rpm,dnf), unpacked into
-#                               ROOT and mounted (/proc, /sys, /dev, /run)
+#                               ROOT and mounted (/proc, /sys, /dev, /run),
+#                               with a policy-rc.d that starts nothing
 #   rpmhost_provides ROOT RPM...
 #                               the requirements of the RPMs that ROOT
 #                               supplies, one a line (see below)
@@ -26,7 +27,10 @@ _rpmhost_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/rpmhost
 _rpmhost_mkchroot=$(cd "$_rpmhost_dir/../../.." && pwd)/tools/pkg/mkchroot.sh
 
 rpmhost_unpack() {
-	MKCHROOT_EXTRA=rpm,dnf "$_rpmhost_mkchroot" unpack "$1" && "$_rpmhost_mkchroot" mount "$1"
+	MKCHROOT_EXTRA=rpm,dnf "$_rpmhost_mkchroot" unpack "$1" && "$_rpmhost_mkchroot" mount "$1" || return
+	# No service starts inside the chroot (Debian's maintainer scripts ask).
+	printf '#!/bin/sh\nexit 101\n' >"$1/usr/sbin/policy-rc.d"
+	chmod 0755 "$1/usr/sbin/policy-rc.d"
 }
 
 # A requirement is supplied when the root has it, as rpm on Fedora would

@@ -74,8 +74,6 @@ serve
 echo "- the RPM host"
 t0=$SECONDS
 rpmhost_unpack "$root"
-printf '#!/bin/sh\nexit 101\n' >"$root/usr/sbin/policy-rc.d"
-chmod 0755 "$root/usr/sbin/policy-rc.d"
 in_root() { chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LC_ALL=C "$@"; }
 token=$(rpmhost_prepare "$root" "$work" "$kernel_rpm" "$devel_rpm" "$mmbatchd_rpm") || exit 1
 pass "the RPM host: a Debian 12 chroot, its rpm database holding only $(rpm --root "$root" -qa 2>&1)"

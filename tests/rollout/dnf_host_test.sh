@@ -54,8 +54,6 @@ serve
 
 t0=$SECONDS
 rpmhost_unpack "$root"
-printf '#!/bin/sh\nexit 101\n' >"$root/usr/sbin/policy-rc.d"
-chmod 0755 "$root/usr/sbin/policy-rc.d"
 token=$(rpmhost_prepare "$root" "$work" "$kernel_rpm" "$mmbatchd_rpm") || exit 1
 echo "$TEST_NAME: RPM host ready in $((SECONDS - t0)) s"
 
