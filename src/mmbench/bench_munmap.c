@@ -1,8 +1,15 @@
-/* munmap: threads sharing one mm unmap memory they just touched (mmap →
- * touch → munmap) and, in a second variant, zap it with MADV_DONTNEED
- * (will-it-scale tlb_flush-style). With every CPU running the same mm,
- * each unmap must shoot down the other CPUs' TLBs: the mmu_gather batching
- * decides how many IPIs that costs. */
+/* munmap: threads sharing one mm unmap memory they just touched.
+ *
+ * Two shapes (docs/developing/bench-shapes.md). The default: mmap → touch
+ * one byte per page → munmap and, in a second variant, the same with
+ * MADV_DONTNEED on a mapping kept for the whole run (will-it-scale
+ * tlb_flush-style). ebizzy (ebizzy -m): twice as many threads as CPUs copy
+ * a randomly chosen chunk of a shared table into a freshly mapped buffer,
+ * look a random record up in the copy by binary search and unmap the
+ * buffer; the 2019 mmu_gather force-flush thread measured this.
+ *
+ * With every CPU running the same mm, each unmap must shoot down the other
+ * CPUs' TLBs: the mmu_gather batching decides how many IPIs that costs. */
 #include "mmbench.h"
 #include "util.h"
 #include "workers.h"
@@ -12,10 +19,19 @@
 #include <string.h>
 #include <sys/mman.h>
 
+/* ebizzy's defaults: 10 chunks of 64 Ki 8-byte records (512 KiB, mmbench's
+ * default --op-kib too) and twice as many threads as CPUs. */
+#define EBIZZY_CHUNKS 10
+#define EBIZZY_THREADS_PER_CPU 2
+
 struct munmap_ctx {
 	size_t bytes;
 	long ops;
 	int dontneed;
+	/* ebizzy: the shared chunks, their records 0, 1, 2, ... so that record
+	 * k sits at index k and a lookup can tell a good copy from a bad one */
+	uint64_t *chunks[EBIZZY_CHUNKS];
+	uint64_t *misses;  /* per thread: lookups that did not find their key */
 };
 
 static void touch(char *p, size_t bytes)
@@ -59,15 +75,61 @@ static void munmap_work(struct mb_worker *w)
 		munmap(keep, c->bytes);
 }
 
-static int run_variant(const struct mb_opts *o, struct mb_result *r, struct munmap_ctx *c,
-		       int threads, struct mb_worker *w, const char *prefix)
+/* Index of key in the sorted records a[0..n), or n when it is absent. */
+static size_t find_record(const uint64_t *a, size_t n, uint64_t key)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (a[mid] == key)
+			return mid;
+		if (a[mid] < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return n;
+}
+
+static void ebizzy_work(struct mb_worker *w)
+{
+	const struct munmap_ctx *c = w->ctx;
+	size_t records = c->bytes / sizeof(uint64_t);
+	/* each thread its own sequence (ebizzy's threads all start from one seed) */
+	uint64_t rng = 0x9e3779b97f4a7c15ULL * (uint64_t)(w->index + 1);
+
+	for (long i = 0; i < c->ops; i++) {
+		const uint64_t *src = c->chunks[mb_rand_next(&rng) % EBIZZY_CHUNKS];
+		uint64_t key = mb_rand_next(&rng) % records;
+		uint64_t *copy = mmap(NULL, c->bytes, PROT_READ | PROT_WRITE,
+				      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (copy == MAP_FAILED) {
+			w->err = -errno;
+			return;
+		}
+		(void)madvise(copy, c->bytes, MADV_NOHUGEPAGE);
+		memcpy(copy, src, c->bytes);
+		if (find_record(copy, records, key) == records)
+			c->misses[w->index]++;
+		if (munmap(copy, c->bytes)) {
+			w->err = -errno;
+			return;
+		}
+		w->count++;
+	}
+}
+
+static int run_variant(struct mb_result *r, struct munmap_ctx *c, int threads,
+		       struct mb_worker *w, void (*work)(struct mb_worker *), const char *prefix)
 {
 	struct mb_counters *before = malloc(sizeof(*before)), *after = malloc(sizeof(*after)),
 			   *d = malloc(sizeof(*d));
 	char name[48];
 	int m_rate, m_sys, m_tlb, ret = 0;
 
-	(void)o;
 	if (!before || !after || !d) {
 		ret = -ENOMEM;
 		goto out;
@@ -85,7 +147,7 @@ static int run_variant(const struct mb_opts *o, struct mb_result *r, struct munm
 
 		ret = mb_counters_snapshot(before);
 		if (ret == 0)
-			ret = mb_run_workers(threads, munmap_work, c, w, &ns);
+			ret = mb_run_workers(threads, work, c, w, &ns);
 		if (ret == 0)
 			ret = mb_counters_snapshot(after);
 		if (ret < 0)
@@ -105,9 +167,48 @@ out:
 	return ret;
 }
 
+/* The ebizzy shape: the shared chunks, the run, and the data check (ebizzy
+ * exits when a lookup fails; here the result fails). */
+static int run_ebizzy(struct mb_result *r, struct munmap_ctx *c, int threads, struct mb_worker *w)
+{
+	size_t records = c->bytes / sizeof(uint64_t);
+	uint64_t misses = 0;
+	int ret = 0;
+
+	c->misses = calloc((size_t)threads, sizeof(*c->misses));
+	if (!c->misses)
+		return -ENOMEM;
+	for (int k = 0; k < EBIZZY_CHUNKS && ret == 0; k++) {
+		c->chunks[k] = mmap(NULL, c->bytes, PROT_READ | PROT_WRITE,
+				    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (c->chunks[k] == MAP_FAILED) {
+			c->chunks[k] = NULL;
+			ret = -errno;
+			break;
+		}
+		for (size_t j = 0; j < records; j++)
+			c->chunks[k][j] = j;
+	}
+	if (ret == 0)
+		ret = run_variant(r, c, threads, w, ebizzy_work, "munmap");
+	for (int i = 0; i < threads; i++)
+		misses += c->misses[i];
+	if (ret == 0 && misses)
+		mb_fail(r, "%llu of the lookups did not find their record in the copied chunk",
+			(unsigned long long)misses);
+	for (int k = 0; k < EBIZZY_CHUNKS; k++)
+		if (c->chunks[k])
+			munmap(c->chunks[k], c->bytes);
+	free(c->misses);
+	c->misses = NULL;
+	return ret;
+}
+
 int bench_munmap(const struct mb_opts *o, struct mb_result *r)
 {
-	int threads = mb_thread_count(o->threads);
+	int ebizzy = o->shape && strcmp(o->shape, MB_SHAPE_EBIZZY) == 0;
+	int threads = o->threads ? o->threads :
+		      ebizzy ? EBIZZY_THREADS_PER_CPU * mb_online_cpus() : mb_thread_count(0);
 	struct munmap_ctx c = {
 		.bytes = (size_t)(o->op_kib ? o->op_kib : 512) << 10,
 		.ops = o->ops ? o->ops : o->quick ? 300 : 2000,
@@ -122,12 +223,21 @@ int bench_munmap(const struct mb_opts *o, struct mb_result *r)
 	mb_param_num(r, "threads", threads);
 	mb_param_num(r, "op_kib", (double)(c.bytes >> 10));
 	mb_param_num(r, "ops_per_thread", (double)c.ops);
+	/* without --shape the parameters stay as they always were */
+	if (o->shape)
+		mb_param_str(r, "shape", o->shape);
+	if (ebizzy)
+		mb_param_num(r, "chunks", EBIZZY_CHUNKS);
 	ret = mb_run_begin(r);
-	if (ret == 0)
-		ret = run_variant(o, r, &c, threads, w, "munmap");
-	c.dontneed = 1;
-	if (ret == 0)
-		ret = run_variant(o, r, &c, threads, w, "dontneed");
+	if (ret == 0 && ebizzy) {
+		ret = run_ebizzy(r, &c, threads, w);
+	} else {
+		if (ret == 0)
+			ret = run_variant(r, &c, threads, w, munmap_work, "munmap");
+		c.dontneed = 1;
+		if (ret == 0)
+			ret = run_variant(r, &c, threads, w, munmap_work, "dontneed");
+	}
 	if (ret == 0)
 		ret = mb_run_end(r);
 	free(w);

@@ -64,7 +64,15 @@ enum {
 	MB_OPT_CONTENTION = 1 << 13, /* --min-moved-fraction */
 	MB_OPT_INJECT = 1 << 14,     /* --inject-corruption */
 	MB_OPT_KINDS = 1 << 15,      /* integrity: --kind, --mover, --dir, --min-migrations, --sharers */
+	MB_OPT_SHAPE = 1 << 16,      /* fault, munmap: --shape (opts.c's shape table grants it) */
 };
+
+/* --shape: which seed tool's parameters a fault or munmap run follows
+ * (docs/developing/bench-shapes.md). Each command's first is its default. */
+#define MB_SHAPE_PAGE_FAULT1 "page_fault1" /* fault: will-it-scale page_fault1, anonymous */
+#define MB_SHAPE_PAGE_FAULT2 "page_fault2" /* fault: will-it-scale page_fault2, file COW */
+#define MB_SHAPE_DEFAULT "default"         /* munmap: mmap/touch/munmap and MADV_DONTNEED */
+#define MB_SHAPE_EBIZZY "ebizzy"           /* munmap: ebizzy -m */
 
 struct mb_opts {
 	int json;             /* JSON on stdout, human summary on stderr */
@@ -100,6 +108,8 @@ struct mb_opts {
 	long min_migrations;    /* fail below it, per kind (with the text) */
 	const char *min_migrations_text;
 	long sharers;           /* child processes of the shared kinds */
+	const char *shape;      /* fault, munmap: an MB_SHAPE_* name; NULL: the default, and
+				 * no "shape" parameter in the result */
 };
 
 /* opts.c: the usage text and the parser of every subcommand's options

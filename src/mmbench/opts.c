@@ -42,7 +42,7 @@ void mb_usage(FILE *f)
 		"                     requested pages moved\n"
 		"  --mover LIST       integrity --kind: all (default), or a comma list of move_pages,\n"
 		"                     mbind, migrate_pages, compact, numa-balancing\n"
-		"  --op-kib N         munmap: size of one mapping\n"
+		"  --op-kib N         munmap: size of one mapping (--shape ebizzy: of one chunk)\n"
 		"  --ops N            munmap: operations per thread and repetition\n"
 		"  -o, --output FILE  JSON document into FILE (written atomically)\n"
 		"  --pages N          integrity: one variant with N pages instead of small+large\n"
@@ -54,19 +54,25 @@ void mb_usage(FILE *f)
 		"  --seconds S        integrity: seconds per repetition (--kind: per kind and repetition);\n"
 		"                     numa-hinting: the longest wait for the memory to become local\n"
 		"                     (default 30, --quick 15, at least 1)\n"
+		"  --shape NAME       fault: page_fault1 (default) or page_fault2, after will-it-scale's\n"
+		"                     tests (page_fault2: each thread's file, a memfd, mapped private);\n"
+		"                     munmap: default, or ebizzy (ebizzy -m: 2 threads per CPU copy\n"
+		"                     chunks into fresh mappings); see mmbench(1)\n"
 		"  --sharers N        integrity --kind: child processes mapping the pages of fork-shared,\n"
 		"                     shmem and file (default 2)\n"
-		"  --size-mib N       buffer size (fault: per thread; exitdrain: whole child; migrate;\n"
-		"                     contention: the shared region, default 16, --quick 4; compaction:\n"
-		"                     the memory to fragment, default 3/4 of the node's free memory up to\n"
-		"                     1024, --quick 64, at least 8; numa-hinting: the remote memory,\n"
-		"                     default 256, --quick 32)\n"
+		"  --size-mib N       buffer size (fault: per thread, page_fault2: its file; exitdrain:\n"
+		"                     whole child; migrate; contention: the shared region, default 16,\n"
+		"                     --quick 4; compaction: the memory to fragment, default 3/4 of the\n"
+		"                     node's free memory up to 1024, --quick 64, at least 8;\n"
+		"                     numa-hinting: the remote memory, default 256, --quick 32)\n"
 		"  --stamp STAMP      smoke --state-dir: result file name (default: UTC now, YYYYMMDDTHHMMSSZ)\n"
 		"  --state-dir DIR    smoke: first-boot verdict of a pending kernel in DIR (/var/lib/mmbatch):\n"
 		"                     run, store, compare with the baseline, write the verdict (SCHEMA.md)\n"
-		"  --thp              fault: allow transparent huge pages (default: MADV_NOHUGEPAGE)\n"
+		"  --thp              fault: allow transparent huge pages (default: MADV_NOHUGEPAGE;\n"
+		"                     not with --shape page_fault2)\n"
 		"  --threads N        worker threads (default: one per CPU; compaction: one per other CPU;\n"
-		"                     numa-hinting: one per CPU of the workers' node)\n"
+		"                     numa-hinting: one per CPU of the workers' node; munmap --shape\n"
+		"                     ebizzy: two per CPU)\n"
 		"  --threshold PCT    smoke --state-dir: a worse metric beyond PCT %% fails (default 5)\n"
 		"  --timeout S        smoke --state-dir: seconds the benchmarks may take (default 60)\n"
 		"  --writers N        integrity, contention: writer threads (contention: 2 per other CPU;\n"
@@ -82,7 +88,7 @@ enum {
 	OPT_OP_KIB, OPT_PAGES, OPT_WRITERS, OPT_SECONDS, OPT_DRAIN_KNOB, OPT_DRAIN_CMD,
 	OPT_BENCHMARKS, OPT_CONFIG, OPT_STATE_DIR, OPT_KVER, OPT_STAMP, OPT_INPUT, OPT_THRESHOLD,
 	OPT_TIMEOUT, OPT_ROUNDS, OPT_MIN_MOVED, OPT_INJECT, OPT_KIND, OPT_MOVER, OPT_DIR,
-	OPT_MIN_MIGRATIONS, OPT_SHARERS,
+	OPT_MIN_MIGRATIONS, OPT_SHARERS, OPT_SHAPE,
 };
 
 static const struct option long_opts[] = {
@@ -117,6 +123,7 @@ static const struct option long_opts[] = {
 	{ "dir", required_argument, NULL, OPT_DIR },
 	{ "min-migrations", required_argument, NULL, OPT_MIN_MIGRATIONS },
 	{ "sharers", required_argument, NULL, OPT_SHARERS },
+	{ "shape", required_argument, NULL, OPT_SHAPE },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -143,14 +150,50 @@ static unsigned opt_bit(int c)
 	case OPT_INJECT: return MB_OPT_INJECT;
 	case OPT_KIND: case OPT_MOVER: case OPT_DIR: case OPT_MIN_MIGRATIONS: case OPT_SHARERS:
 		return MB_OPT_KINDS;
+	case OPT_SHAPE: return MB_OPT_SHAPE;
 	}
 	return 0;
 }
 
+/* The commands that take --shape and their shapes, the default first. A
+ * command listed here takes --shape whatever its mb_benches entry lists,
+ * so its shape names and its permission to take --shape cannot disagree. */
+static const struct {
+	const char *cmd;
+	const char *names[3];
+	const char *choices; /* for the error message */
+} shape_table[] = {
+	{ "fault", { MB_SHAPE_PAGE_FAULT1, MB_SHAPE_PAGE_FAULT2, NULL },
+	  MB_SHAPE_PAGE_FAULT1 " or " MB_SHAPE_PAGE_FAULT2 },
+	{ "munmap", { MB_SHAPE_DEFAULT, MB_SHAPE_EBIZZY, NULL }, MB_SHAPE_DEFAULT " or " MB_SHAPE_EBIZZY },
+};
+
+static int shape_entry(const char *cmd)
+{
+	for (size_t i = 0; i < sizeof(shape_table) / sizeof(shape_table[0]); i++)
+		if (strcmp(shape_table[i].cmd, cmd) == 0)
+			return (int)i;
+	return -1;
+}
+
+/* Stores the canonical name (a static string), so the benchmarks may
+ * compare it with the MB_SHAPE_* names; -EINVAL when cmd has no such shape. */
+static int parse_shape(int entry, const char *arg, const char **ret)
+{
+	for (int k = 0; shape_table[entry].names[k]; k++)
+		if (strcmp(shape_table[entry].names[k], arg) == 0) {
+			*ret = shape_table[entry].names[k];
+			return 0;
+		}
+	return -EINVAL;
+}
+
 int mb_parse_opts(const char *cmd, unsigned allowed, int argc, char **argv, struct mb_opts *o)
 {
-	int c;
+	int shapes = shape_entry(cmd), c;
 
+	if (shapes >= 0)
+		allowed |= MB_OPT_SHAPE;
 	opterr = 0;
 	optind = 1;
 	for (;;) {
@@ -242,6 +285,13 @@ int mb_parse_opts(const char *cmd, unsigned allowed, int argc, char **argv, stru
 			o->min_migrations_text = optarg;
 			break;
 		case OPT_SHARERS: r = mb_parse_long(optarg, 1, IK_MAX_SHARERS, &o->sharers); break;
+		case OPT_SHAPE:
+			if (parse_shape(shapes, optarg, &o->shape) < 0) {
+				fprintf(stderr, "mmbench %s: bad value '%s' for option '%s' (%s)\n", cmd,
+					optarg, bad, shape_table[shapes].choices);
+				return -EINVAL;
+			}
+			break;
 		}
 		if (r < 0) {
 			fprintf(stderr, "mmbench %s: bad value '%s' for option '%s'\n", cmd, optarg, bad);
@@ -264,6 +314,12 @@ int mb_parse_opts(const char *cmd, unsigned allowed, int argc, char **argv, stru
 			      o->timeout_text)) {
 		fprintf(stderr, "mmbench %s: --kver, --stamp, --input, --threshold and --timeout "
 			"need --state-dir\n", cmd);
+		return -EINVAL;
+	}
+	/* a private file mapping's copy-on-write faults are 4 KiB pages whatever
+	 * the madvise: --thp would only change the label */
+	if (o->thp && o->shape && strcmp(o->shape, MB_SHAPE_PAGE_FAULT2) == 0) {
+		fprintf(stderr, "mmbench %s: --thp does not apply to --shape %s\n", cmd, o->shape);
 		return -EINVAL;
 	}
 	if (o->state_dir && (o->output || o->json)) {

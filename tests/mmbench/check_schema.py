@@ -4,6 +4,11 @@
 0 when the document is valid.
 
 usage: check_schema.py FILE [--command NAME] [--status BENCH=STATUS ...]
+                       [--shape BENCH=SHAPE ...]
+
+--shape: that result has the "shape" parameter SHAPE (a result without one
+must not be asked for). Whatever is asked, a "shape" parameter must be one
+its benchmark has, with the parameters and metrics SCHEMA.md gives it.
 """
 import json
 import math
@@ -13,6 +18,22 @@ import sys
 BENCHES = {"fault", "migrate", "munmap", "exitdrain", "integrity", "contention", "compaction",
            "numa-hinting"}
 problems = []
+
+# SCHEMA.md "Shapes": the --shape values of each benchmark, the parameters a
+# shape adds and the metrics it has (every metric name is one of these).
+FAULT_METRICS = {"pages_per_s", "sys_s", "lru_lock_acq_per_1000_pages", "tlb_ipis_per_1000_pages"}
+MUNMAP_METRICS = {"munmap_ops_per_s", "munmap_sys_s", "munmap_tlb_ipis_per_op"}
+SHAPES = {
+    "fault": {
+        "page_fault1": ({}, FAULT_METRICS),
+        "page_fault2": ({"backing": str}, FAULT_METRICS),
+    },
+    "munmap": {
+        "default": ({}, MUNMAP_METRICS | {"dontneed_ops_per_s", "dontneed_sys_s",
+                                          "dontneed_tlb_ipis_per_op"}),
+        "ebizzy": ({"chunks": (int, float)}, MUNMAP_METRICS),
+    },
+}
 
 
 def bad(where, msg):
@@ -99,6 +120,7 @@ def check_result(r, i):
                 if not isinstance(med, (int, float)) or not math.isclose(
                         med, statistics.median(nums), rel_tol=1e-6, abs_tol=1e-9):
                     bad(mw, f"median {med!r} is not the median of the values")
+    check_shape(r, w, name, params or {}, metrics or [])
     c = r.get("counters", "absent")
     if c == "absent":
         bad(w, "missing 'counters'")
@@ -117,12 +139,31 @@ def check_result(r, i):
                 bad(w, f"counters.{k} is not a count")
 
 
+def check_shape(r, w, name, params, metrics):
+    shape = params.get("shape")
+    if shape is None:
+        return
+    if name not in SHAPES:
+        bad(w, f"param 'shape' on {name}, which has no shapes")
+        return
+    if shape not in SHAPES[name]:
+        bad(w, f"unknown shape {shape!r} of {name} (one of {', '.join(SHAPES[name])})")
+        return
+    extra, allowed = SHAPES[name][shape]
+    for k, types in extra.items():
+        if not isinstance(params.get(k), types):
+            bad(w, f"shape {shape}: param '{k}' missing or of the wrong type")
+    for m in metrics:
+        if isinstance(m, dict) and m.get("name") not in allowed:
+            bad(w, f"shape {shape}: metric {m.get('name')!r} is not one of its metrics")
+
+
 def main(argv):
     if len(argv) < 2:
         print(__doc__.strip(), file=sys.stderr)
         return 2
     path, args = argv[1], argv[2:]
-    want_cmd, want_status = None, {}
+    want_cmd, want_status, want_shape = None, {}, {}
     while args:
         opt = args.pop(0)
         if opt == "--command" and args:
@@ -130,6 +171,9 @@ def main(argv):
         elif opt == "--status" and args:
             b, _, s = args.pop(0).partition("=")
             want_status[b] = s
+        elif opt == "--shape" and args:
+            b, _, s = args.pop(0).partition("=")
+            want_shape[b] = s
         else:
             print(f"check_schema: bad argument {opt!r}", file=sys.stderr)
             return 2
@@ -165,6 +209,11 @@ def main(argv):
     for b, st in want_status.items():
         if got.get(b) != st:
             bad("top", f"expected {b} status {st!r}, got {got.get(b)!r}")
+    shapes = {r.get("benchmark"): (r.get("params") or {}).get("shape")
+              for r in results or [] if isinstance(r, dict)}
+    for b, sh in want_shape.items():
+        if shapes.get(b) != sh:
+            bad("top", f"expected {b} shape {sh!r}, got {shapes.get(b)!r}")
     for p in problems:
         print(f"{path}: {p}")
     return 1 if problems else 0
