@@ -57,7 +57,7 @@ ctl() {
 	local name=$1
 	shift
 	set +e
-	MMBATCH_STATE_DIR=$H/state MMBATCH_BOOT_DIR=$H/boot MMBATCHCTL_KVER=$RUNNING \
+	MMBATCH_STATE_DIR=$H/state MMBATCH_BOOT_DIR=$H/boot MMBATCH_ETC_DIR=$H/etc MMBATCHCTL_KVER=$RUNNING \
 		MMBATCHCTL_REBOOT="touch $H/rebooted" MMBATCHCTL_NOW=2026-11-30T12:00:00Z \
 		${CTL_RUNNER:-} "$CTL" "$@" > "$T/$name.out" 2>&1
 	RC=$?
@@ -68,7 +68,10 @@ st() { sed -n "s/^$1=//p" "$H/state/canary/state" 2>/dev/null; }
 # out NAME: the output of ctl NAME on one line (for expect_match).
 out() { tr '\n' ' ' < "$T/$1.out"; }
 rebooted() { [ -e "$H/rebooted" ] && echo yes || echo no; }
-snapshot() { { cat "$H/boot/grub/grubenv"; find "$H/state" -type f | sort; cat "$H/state/canary/state" 2>/dev/null; } | sha256sum; }
+snapshot() { { cat "$H/boot/grub/grubenv"; find "$H/state" "$H/etc" -type f 2>/dev/null | sort; cat "$H/state/canary/state" 2>/dev/null; } | sha256sum; }
+# guard: the crash guard's setting, or "absent".
+GUARD_REL=etc/systemd/system.conf.d/50-mmbatch-canary.conf
+guard() { if [ -e "$H/$GUARD_REL" ]; then sed -n '/^\[Manager\]$/,$p' "$H/$GUARD_REL" | paste -sd' '; else echo absent; fi; }
 
 # The whole suite against one mmbatchctl; returns the number of failures.
 suite() {
@@ -82,6 +85,8 @@ suite() {
 	expect_eq "arm: state" "armed $K2 $K1 1" "$(st status) $(st kernel) $(st previous) $(st reboot_on_failure)"
 	expect_eq "arm: smoke queued" yes "$([ -e "$H/state/pending/$K2" ] && echo yes || echo no)"
 	expect_eq "arm: no reboot without --reboot" no "$(rebooted)"
+	expect_eq "arm: the crash guard makes a crashing PID 1 reboot" "[Manager] CrashReboot=yes" "$(guard)"
+	expect_eq "arm: only the guard in its directory (no temporary left)" "50-mmbatch-canary.conf" "$(ls -A "$H/etc/systemd/system.conf.d" 2>&1)"
 	ctl st1 canary --status
 	expect_eq "status while armed: exit 3" 3 "$RC"
 	expect_match "status while armed" "canary: +$K2 \(armed\).*next boot: $K2 once, then $K1" "$(out st1)"
@@ -149,6 +154,7 @@ suite() {
 	expect_eq "cancel: exit" 0 "$RC"
 	expect_eq "cancel: next_entry gone" "" "$(envval next_entry)"
 	expect_eq "cancel: state" cancelled "$(st status)"
+	expect_eq "cancel: crash guard removed" absent "$(guard)"
 	ctl c5b canary --cancel
 	expect_eq "cancel with nothing armed: exit 2" 2 "$RC"
 
@@ -188,6 +194,18 @@ EOF
 	rm -f "$H/boot/grub/grub.cfg"
 	ctl nogrub canary "$K2"
 	expect_match "no grub.cfg: exit 2 and why" "no GRUB configuration .*systemd-boot is not supported" "$RC $(out nogrub)"
+
+	echo "== the crash guard cannot be written: GRUB and the state stay as they were"
+	fresh
+	mkdir -p "$H/etc/systemd"
+	: > "$H/etc/systemd/system.conf.d"
+	snap=$(snapshot)
+	ctl noguard canary "$K2"
+	# (grub-probe's complaint about the scratch tree's missing disk aside)
+	expect_eq "unwritable guard: one line of its own" 1 "$(grep -vc '^/usr/sbin/grub-probe: ' "$T/noguard.out")"
+	expect_match "unwritable guard: exit 2 and why" "^2 .*cannot write the crash guard .*50-mmbatch-canary.conf; the GRUB environment is unchanged" "$RC $(out noguard)"
+	expect_eq "unwritable guard: nothing written" "$snap" "$(snapshot)"
+	expect_eq "unwritable guard: no next_entry" "" "$(envval next_entry)"
 	return $((test_failures - f0))
 }
 
@@ -219,25 +237,31 @@ expect_eq "mmbatchctl --help exit status" 0 "$rc"
 rc=0; "$CTL" --version extra >/dev/null 2>&1 || rc=$?
 expect_eq "mmbatchctl --version extra: exit status (bad input)" 2 "$rc"
 
-# A test that cannot fail is a defect: the same suite against an
-# mmbatchctl that forgets to pin the previous kernel must fail.
-echo "== negative control: mmbatchctl without grub-set-default at arming"
-# shellcheck disable=SC2016 # the $ are mmbatchctl's
-sed 's/^\tif ! "\$(grub_tool set-default)" --boot-directory="\$boot_dir" "\$prev_entry" ||$/\tif ! true ||/' "$CTL" > "$T/broken-mmbatchctl"
-chmod +x "$T/broken-mmbatchctl"
-if cmp -s "$CTL" "$T/broken-mmbatchctl"; then
-	fail "negative control: the sed did not break mmbatchctl (its arming code changed?)"
-else
+# A test that cannot fail is a defect: the same suite against a broken
+# mmbatchctl must fail, once per way of breaking it.
+# negative NAME SED: the suite against mmbatchctl edited by SED.
+negative() {
+	local name=$1 expr=$2 broken=$T/broken-mmbatchctl caught saved_failures saved_passes
+	echo "== negative control: $name"
+	sed "$expr" "$TOP/src/mmbatchctl/mmbatchctl" > "$broken"
+	chmod +x "$broken"
+	if cmp -s "$TOP/src/mmbatchctl/mmbatchctl" "$broken"; then
+		fail "negative control ($name): the sed did not break mmbatchctl (its code changed?)"
+		return 0
+	fi
 	# The broken run's checks are not this test's: its counts are put back.
 	saved_failures=$test_failures saved_passes=$test_passes
-	CTL=$T/broken-mmbatchctl
-	suite > "$T/negative.log" 2>&1 || true
+	CTL=$broken suite > "$T/negative.log" 2>&1 || true
 	caught=$((test_failures - saved_failures))
 	test_failures=$saved_failures test_passes=$saved_passes
 	if [ "$caught" -gt 0 ]; then
-		pass "negative control: the broken mmbatchctl fails $caught check(s), e.g. $(grep -m1 FAIL "$T/negative.log" | sed 's/^ *FAIL: //')"
+		pass "negative control ($name): fails $caught check(s), e.g. $(grep -m1 FAIL "$T/negative.log" | sed 's/^ *FAIL: //')"
 	else
-		fail "negative control: the broken mmbatchctl passed every check"
+		fail "negative control ($name): the broken mmbatchctl passed every check"
 	fi
-fi
+}
+# shellcheck disable=SC2016 # the $ are mmbatchctl's
+negative "no grub-set-default at arming" 's/^\tif ! "\$(grub_tool set-default)" --boot-directory="\$boot_dir" "\$prev_entry" ||$/\tif ! true ||/'
+# shellcheck disable=SC2016
+negative "no crash guard at arming" 's/^\tif ! guard_write "\$kver"; then$/\tif false; then/'
 test_summary

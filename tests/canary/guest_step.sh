@@ -4,6 +4,8 @@
 # journal between boots):
 #   sh guest_step.sh provision GOOD BAD NEW   (booted directly, kernel GOOD)
 #   sh guest_step.sh after-fail GOOD BAD NEW  (GRUB fell back to GOOD)
+#   sh guest_step.sh after-crash GOOD BAD NEW (PID 1 crashed on BAD's
+#                                              second canary boot; GOOD again)
 #   sh guest_step.sh after-pass GOOD BAD NEW  (the canary boot of NEW)
 #   sh guest_step.sh final GOOD BAD NEW       (NEW is now GRUB's default)
 #   sh guest_step.sh must-not-run ...         (the BAD boot reboots before)
@@ -29,6 +31,28 @@ entry() {
 			match($0, /gnulinux-[^'\'']*-advanced-[^'\'']*/); print sub_id ">" substr($0, RSTART, RLENGTH); exit }' /boot/grub/grub.cfg
 }
 status_out() { mmbatchctl canary --status 2>&1; echo "exit=$?"; }
+guard=/etc/systemd/system.conf.d/50-mmbatch-canary.conf
+guard_state() { if [ -e "$guard" ]; then grep -x 'CrashReboot=yes' "$guard" 2>&1 || echo "present, without CrashReboot=yes"; else echo absent; fi; }
+# The crash case: a unit that kills PID 1 with SIGSEGV on BAD's canary boot
+# before its smoke run, the way the BAD kernel's corrupted memory crashed
+# systemd in the rollout VM test (docs/results/2026-12-02-rollout.md). Armed
+# by its marker file only, so BAD's first canary boot is the smoke failure.
+crash_marker=/etc/mmbatch-test-crash-pid1
+install_crash_unit() {
+	cat > /etc/systemd/system/mmbatch-test-crash-pid1.service <<UNIT
+[Unit]
+Description=canary test: crash PID 1 on $bad's canary boot
+ConditionKernelVersion=$bad
+ConditionPathExists=$crash_marker
+Before=mmbatch-smoke.service mmbatch-canary.service
+[Service]
+Type=oneshot
+ExecStart=/bin/kill -SEGV 1
+[Install]
+WantedBy=multi-user.target
+UNIT
+	systemctl enable mmbatch-test-crash-pid1.service 2>&1
+}
 
 case "$step" in
 provision)
@@ -72,6 +96,8 @@ provision)
 	vm_expect "GRUB saved_entry pinned to the running kernel" "$(entry "$good")" "$(env_get saved_entry)"
 	vm_expect_match "status while armed" "*canary:*$bad (armed)*exit=3" "$(status_out)"
 	vm_expect "smoke of $bad queued" yes "$([ -e "$state/pending/$bad" ] && echo yes || echo no)"
+	vm_expect "crash guard written while armed" "CrashReboot=yes" "$(guard_state)"
+	vm_expect "the crash test unit installed (unarmed: no $crash_marker)" 0 "$(install_crash_unit >"$vm_tmp/cu.log" 2>&1; echo $?)"
 	;;
 must-not-run)
 	echo "FAIL     the canary boot of $bad reached vmtest-run: it should have rebooted into $good (running $(uname -r))"
@@ -92,13 +118,41 @@ after-fail)
 	vm_expect "GRUB saved_entry still $good" "$(entry "$good")" "$(env_get saved_entry)"
 	vm_expect "failed mmbatch units on $good (nothing armed now)" "" \
 		"$(systemctl list-units --state=failed --plain --no-legend 'mmbatch*' 2>&1 | awk '{print $1}' | paste -sd' ')"
+	vm_expect "crash guard removed at the canary boot" absent "$(guard_state)"
+	# Next: BAD again, this time with PID 1 crashing before its smoke run.
+	: > "$crash_marker"
+	out=$(mmbatchctl canary "$bad" 2>&1; echo "exit=$?")
+	vm_expect_match "arm the canary of $bad again (its PID 1 will crash)" "*armed: $bad boots once*exit=0" "$out"
+	vm_expect "crash guard written again" "CrashReboot=yes" "$(guard_state)"
+	echo "canary-step: after-fail checks done ($vm_failed failed); rebooting into $bad, whose PID 1 crashes"
+	vm_dump_kernel_log
+	[ "$vm_failed" = 0 ] || { vm_summary; exit 1; }
+	systemctl reboot 2>&1
+	echo "canary-step: systemctl reboot exit $?; waiting for the reboot"
+	# systemctl reboot only queues the job: the host sees the guest go down.
+	sleep 300
+	exit 1
+	;;
+after-crash)
+	vm_expect "running kernel after PID 1 crashed on $bad (GRUB's saved default)" "$good" "$(uname -r)"
+	vm_expect_match "status says failed: never reached its verdict" "*$bad (failed)*why:*never reached its smoke verdict*exit=1" "$(status_out)"
+	status_out | sed 's/^/  /'
+	# PID 1's crash lines: "Caught <SEGV>" is logged at emergency
+	# priority, which journald writes to disk at once.
+	j=$(journalctl -b -1 -o cat --no-pager _PID=1 2>&1 | grep -E 'Caught <|Rebooting|Freezing' | paste -sd' ')
+	echo "  journal -b -1, PID 1: $j"
+	vm_expect_match "previous boot's journal: PID 1 caught the SIGSEGV" "*Caught <SEGV>*" "$j"
+	vm_expect "previous boot's journal: PID 1 did not freeze" no "$(case "$j" in *Freezing*) echo yes ;; *) echo no ;; esac)"
+	vm_expect "GRUB next_entry consumed" "" "$(env_get next_entry)"
+	vm_expect "GRUB saved_entry still $good" "$(entry "$good")" "$(env_get saved_entry)"
+	vm_expect "crash guard removed by the fallback boot's verdict" absent "$(guard_state)"
+	rm -f "$crash_marker"
 	# Next: the good new kernel, armed with --reboot as an operator would.
-	echo "canary-step: after-fail checks done ($vm_failed failed); arming $new with --reboot"
+	echo "canary-step: after-crash checks done ($vm_failed failed); arming $new with --reboot"
 	vm_dump_kernel_log
 	[ "$vm_failed" = 0 ] || { vm_summary; exit 1; }
 	mmbatchctl canary --reboot "$new" 2>&1
 	echo "canary-step: mmbatchctl exit $?; waiting for the reboot"
-	# systemctl reboot only queues the job: the host sees the guest go down.
 	sleep 300
 	exit 1
 	;;
@@ -108,13 +162,14 @@ after-pass)
 	status_out | sed 's/^/  /'
 	vm_expect "GRUB saved_entry is now $new" "$(entry "$new")" "$(env_get saved_entry)"
 	vm_expect "GRUB next_entry consumed" "" "$(env_get next_entry)"
+	vm_expect "crash guard removed at the canary boot" absent "$(guard_state)"
 	vm_expect_match "this boot's journal: the verdict" "*kernel $new PASSED*now the default boot entry*" \
 		"$(journalctl -b -u mmbatch-canary.service -o cat --no-pager 2>&1)"
 	;;
 final)
 	vm_expect "running kernel on a plain reboot (GRUB's saved default)" "$new" "$(uname -r)"
 	vm_expect_match "status still passed" "*$new (passed)*exit=0" "$(status_out)"
-	vm_expect_match "history: armed, failed, armed, passed" "*armed $bad*failed $bad*armed $new*passed $new*" \
+	vm_expect_match "history: armed, failed, armed, failed, armed, passed" "*armed $bad*failed $bad*armed $bad*failed $bad*never reached*armed $new*passed $new*" \
 		"$(paste -sd' ' "$state/canary/history" 2>&1)"
 	;;
 *) echo "guest_step.sh: unknown step '$step'"; exit 2 ;;

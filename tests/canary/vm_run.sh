@@ -14,9 +14,15 @@
 #   2 (BAD)      GRUB boots BAD once; its smoke run fails; mmbatch-canary
 #                records why and reboots before any test command runs
 #   3 after-fail GRUB's saved default is GOOD again; status and the previous
-#                boot's journal say why; `mmbatchctl canary --reboot NEW`
-#   4 after-pass NEW booted once, passed, and is GRUB's default now
-#   5 final      a plain reboot comes up in NEW
+#                boot's journal say why; the crash guard is gone; BAD armed
+#                again, with a unit that kills PID 1 on its boot
+#   4 (BAD)      PID 1 crashes before the smoke run; the crash guard
+#                (CrashReboot=yes, written by mmbatchctl canary) reboots it
+#                instead of freezing
+#   5 after-crash GOOD again: failed, "never reached its smoke verdict";
+#                `mmbatchctl canary --reboot NEW`
+#   6 after-pass NEW booted once, passed, and is GRUB's default now
+#   7 final      a plain reboot comes up in NEW
 # Guest-side checks: tests/canary/guest_step.sh, run by the guest's sh with
 # tests/vm/lib.sh's one-line results (the POSIX sh vocabulary the busybox
 # guests share; tests/lib/assert.sh is bash), each counted here as a pass,
@@ -100,12 +106,22 @@ console_has 3 after-fail "GRUB booted $good" "Linux version $(re_quote "$good") 
 # (mmbatchctl prints both lines before it calls systemctl reboot; whatever
 # the guest prints after that may be cut off by the shutdown.)
 expect_contains "boot 3: every after-fail check passed" "canary-step: after-fail checks done (0 failed)" "@$logs/3-after-fail.out"
-expect_contains "boot 3: mmbatchctl canary --reboot $new armed it" "mmbatchctl: canary: armed: $new boots once" "@$logs/3-after-fail.out"
-expect_contains "boot 3: mmbatchctl canary --reboot $new rebooted the guest" "mmbatchctl: canary: rebooting now" "@$logs/3-after-fail.out"
-boot 4 after-pass 0 firmware
-console_has 4 after-pass "GRUB booted $new" "Linux version $(re_quote "$new") "
-boot 5 final 0 firmware
-console_has 5 final "GRUB booted $new" "Linux version $(re_quote "$new") "
+expect_contains "boot 3: mmbatchctl canary $bad armed it again" "mmbatchctl: canary: armed: $bad boots once" "@$logs/3-after-fail.out"
+# Without the crash guard PID 1 freezes here ("Freezing execution.") and
+# this boot ends only at its timeout.
+boot 4 must-not-run 126 firmware
+console_has 4 must-not-run "GRUB booted $bad" "Linux version $(re_quote "$bad") "
+# (PID 1's own lines go to the journal, not the console: boot 5 reads them.)
+console_has 4 must-not-run "the kernel restarts the machine" "reboot: Restarting system"
+boot 5 after-crash 126 firmware
+console_has 5 after-crash "GRUB booted $good" "Linux version $(re_quote "$good") "
+expect_contains "boot 5: every after-crash check passed" "canary-step: after-crash checks done (0 failed)" "@$logs/5-after-crash.out"
+expect_contains "boot 5: mmbatchctl canary --reboot $new armed it" "mmbatchctl: canary: armed: $new boots once" "@$logs/5-after-crash.out"
+expect_contains "boot 5: mmbatchctl canary --reboot $new rebooted the guest" "mmbatchctl: canary: rebooting now" "@$logs/5-after-crash.out"
+boot 6 after-pass 0 firmware
+console_has 6 after-pass "GRUB booted $new" "Linux version $(re_quote "$new") "
+boot 7 final 0 firmware
+console_has 7 final "GRUB booted $new" "Linux version $(re_quote "$new") "
 
 note "total $((SECONDS - t_all)) s"
 test_summary
