@@ -163,14 +163,17 @@ if selected series; then
 	expect_line "series.sh message" "series: 0002-fixture-broken-context.patch: hunk 2 FAILED at CREDITS:198" "@$T/series.out"
 	expect_eq "pristine checksum after the failed series" "$before_p" "$(tree_sum "$pristine")"
 	expect_eq "existing tree checksum after the failed series" "$before_t" "$(tree_state)"
-	left=$(find "$OUT/tree" -mindepth 1 -maxdepth 1 -name '6.12-mmbatch-x*' -type d -printf '%f ')
+	# Nothing of the extra tree (out/x/x<sha8>/tree/): neither it nor a scratch copy.
+	bad_root=$OUT/x/x$(kb_patch_hash "$fx/patches-broken/6.12/0001-fixture-comment.patch" "$fx/patches-broken/6.12/0002-fixture-broken-context.patch" | cut -c1-8)
+	left=$(find "$bad_root/tree" -mindepth 1 -maxdepth 1 -type d -printf '%f ' 2>/dev/null || true)
 	expect_eq "half-made trees left behind" "" "$left"
 
 	echo "== series: a patch that applies, in its own tree"
 	good=$fx/patches-good/6.12/0001-fixture-comment.patch
 	nseries=$(kb_series_entries "$TOP/patches/6.12" | grep -c . || true)
-	# Its tree is named by the hash of the extra patches (-x<sha8>).
-	xtree=$OUT/tree/6.12-mmbatch-x$(kb_patch_hash "$good" | cut -c1-8)
+	# Its tree is out/x/x<sha8>/tree/, <sha8> the hash of the extra patches, at
+	# the base tree's place relative to its build dir (ccache's hits).
+	xtree=$OUT/x/x$(kb_patch_hash "$good" | cut -c1-8)/tree/6.12-mmbatch
 	rc=0; BASE=6.12 EXTRA_PATCHES="$good" "$kb/series.sh" >"$T/good-series.out" 2>&1 || rc=$?
 	expect_status "series.sh with a good extra patch" 0 "$rc"
 	expect_exists "extra tree is separately named (${xtree#"$OUT"/})" "$xtree/.mmbatch-tree"
@@ -179,7 +182,7 @@ if selected series; then
 	expect_eq "fixture lines in pristine README after a good series" 0 "$(grep -c 'mmbatch pipeline test fixture' "$pristine/README")"
 	rc=0; BASE=6.12 EXTRA_PATCHES="$good" "$kb/series.sh" >"$T/again.out" 2>&1 || rc=$?
 	expect_contains "second run reuses the tree (stamp)" "(up to date, $((nseries + 1)) patches)" "@$T/again.out"
-	rm -rf "$xtree" "$xtree.lock"
+	rm -rf "$(dirname "$(dirname "$xtree")")"
 fi
 
 if selected dates; then

@@ -214,7 +214,16 @@ kb_init() {
 		KB_FHASH=f$(kb_patch_hash $FRAGMENTS | cut -c1-8)
 	fi
 	kb_sign_init
-	KB_TREE=$OUT/tree/$KB_SRCID-$KB_VARIANT${KB_XHASH:+-$KB_XHASH}
+	# A build with extra patches gets its own tree and build dir under
+	# out/x/<xhash>/, laid out as the base's under out/: the tree at the same
+	# path relative to the build dir (../../tree/<srcid>-<variant>), so ccache
+	# (base_dir $OUT, relative paths) finds the base build's objects for every
+	# file the extra patches leave alone. The canary's BAD kernel and each
+	# prefix of patches-build-each compile what their patches touch, not the
+	# whole kernel; a tree name of its own would miss on every file.
+	local root=$OUT
+	[ -n "$KB_XHASH" ] && root=$OUT/x/$KB_XHASH
+	KB_TREE=$root/tree/$KB_SRCID-$KB_VARIANT
 	# DEBUG=1, the flavor's debug variant (configs/kernel/debug): -debug in
 	# the build dir right after the flavor, +debug at the end of the release
 	# (before LOCALVERSION), like Fedora's kernel-debug (<release>+debug), so
@@ -226,7 +235,7 @@ kb_init() {
 	[ -n "$KB_XHASH" ] && bname+=-$KB_XHASH
 	[ -n "$KB_SHASH" ] && bname+=-$KB_SHASH
 	[ -n "$KB_FHASH" ] && bname+=-$KB_FHASH
-	KB_BUILD=${KB_BUILD_DIR:-$OUT/build/$bname}
+	KB_BUILD=${KB_BUILD_DIR:-$root/build/$bname}
 	KB_LOCALVERSION_FULL=-$tag${KB_XHASH:+-$KB_XHASH}-$KB_FLAVOR${KB_NR_CPUS:+-nr$KB_NR_CPUS}${KB_FHASH:+-$KB_FHASH}${dsuf:++$dsuf}${LOCALVERSION:-}
 	KB_RELEASE=$KB_KVERSION$KB_LOCALVERSION_FULL
 	# What the tree is made of: rebuilt whenever this changes.

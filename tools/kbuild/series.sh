@@ -1,5 +1,6 @@
 #!/bin/bash
-# Stage 2 (series): makes the patched tree out/tree/<srcid>-<variant>[-x<sha8>]/
+# Stage 2 (series): makes the patched tree out/tree/<srcid>-<variant>/ (with
+# EXTRA_PATCHES: out/x/x<sha8>/tree/<srcid>-<variant>/, lib.sh says why)
 # from the pristine source and prints its path. The whole series (then
 # EXTRA_PATCHES) is first dry-run, patch by patch, on a scratch copy of just the
 # files it touches; any failure prints `series: PATCH: hunk N FAILED at
@@ -43,8 +44,8 @@ if is_current; then
 	exit 0
 fi
 
-mkdir -p "$OUT/tree"
-scratch=$(mktemp -d "$OUT/tree/.series.XXXXXX")
+mkdir -p "$(dirname "$KB_TREE")"
+scratch=$(mktemp -d "$(dirname "$KB_TREE")/.series.XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
 t0=$SECONDS
 
