@@ -182,6 +182,12 @@ if selected series; then
 	expect_eq "fixture lines in pristine README after a good series" 0 "$(grep -c 'mmbatch pipeline test fixture' "$pristine/README")"
 	rc=0; BASE=6.12 EXTRA_PATCHES="$good" "$kb/series.sh" >"$T/again.out" 2>&1 || rc=$?
 	expect_contains "second run reuses the tree (stamp)" "(up to date, $((nseries + 1)) patches)" "@$T/again.out"
+	# ccache (base_dir $OUT) hits across builds only where the compiler sees
+	# the same relative paths: the extra build's tree must sit where the
+	# base build's does, seen from its build dir.
+	tree_from_build() { env BASE=6.12 FLAVOR=guest "$@" bash -c '. "$0/lib.sh"; kb_init >/dev/null 2>&1; realpath -m --relative-to="$KB_BUILD" "$KB_TREE"' "$kb"; }
+	expect_eq "extra build: its tree seen from its build dir, as the base build's" \
+		"$(tree_from_build)" "$(tree_from_build EXTRA_PATCHES="$good")"
 	rm -rf "$(dirname "$(dirname "$xtree")")"
 fi
 
