@@ -7,14 +7,20 @@
 #                     against a fake tree with the real mmbatchd (MMBATCHD)
 #                     and a stub systemctl;
 #   vm                tests/canary/vm_run.sh: the whole cycle on a booted VM
-#                     (GRUB on a disk, five boots): a kernel built to fail the
-#                     smoke gate rolls back by itself, a good one becomes the
-#                     default (its kernels: CANARY_GOOD, CANARY_BAD,
-#                     CANARY_NEW identity files).
+#                     (GRUB on a disk, seven boots): a kernel built to fail
+#                     the smoke gate rolls back by itself, a good one becomes
+#                     the default (its kernels: CANARY_GOOD, CANARY_BAD,
+#                     CANARY_NEW identity files), on a Debian 12 root;
+#   vm-<suite>        the same cycle on another suite's root, e.g.
+#                     vm-trixie: Debian 13's GRUB 2.12, systemd 257, dracut
+#                     106 (the same packages, built on Debian 12).
+#                     CANARY_SUITES (default "trixie") names the suites
+#                     that run, bookworm for vm: one cycle costs about 13
+#                     minutes, and make check's budget holds one.
 # e.g. ONLY=canary/vm. Ends with run_summary's lines (tests/lib/assert.sh):
 # the tests' checks, then "canary: N passed, N failed, N not selected".
 # Reads: TOP, OUT, MMBATCHD (default $OUT/bin/mmbatchd), ONLY, TEST_STAGE,
-# and what vm_run.sh reads.
+# CANARY_SUITES, and what vm_run.sh reads.
 set -eu
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 export TOP OUT=${OUT:-$TOP/out} TEST_STAGE=${TEST_STAGE:-canary}
@@ -27,5 +33,12 @@ TEST_NAME=canary
 
 run_test ctl_test bash "$TOP/tests/canary/ctl_test.sh"
 run_test subcommands_test bash "$TOP/tests/canary/subcommands_test.sh"
-run_test vm bash "$TOP/tests/canary/vm_run.sh"
+for suite in ${CANARY_SUITES-trixie}; do
+	case $suite in ''|*[!a-z]*)
+		echo "ERROR: check-canary: CANARY_SUITES: '$suite' is not a Debian suite name" >&2; exit 2 ;;
+	esac
+	t=vm
+	[ "$suite" = bookworm ] || t=vm-$suite
+	run_test "$t" env MKCHROOT_SUITE="$suite" bash "$TOP/tests/canary/vm_run.sh"
+done
 run_summary canary

@@ -1,6 +1,7 @@
 #!/bin/bash
 # The canary cycle on a booted machine (part of `make check-canary`): one
-# qemu disk with GRUB, a Debian 12 rootfs and three dpkg-installed kernels,
+# qemu disk with GRUB, a Debian rootfs (MKCHROOT_SUITE: bookworm, the
+# default, or e.g. trixie) and three dpkg-installed kernels,
 #   GOOD  6.12 guest, installed first and booted first,
 #   BAD   6.1 guest with patches/test/6.1-migrate-skip-flush.patch: built to
 #         fail the smoke gate (its migrations lose writes: the smoke's
@@ -36,13 +37,17 @@
 # mmbatchctl, the units and the smoke script), GOOD's IMAGE to probe KVM. A
 # missing key fails the test, naming the file and the key.
 # Reads: CANARY_GOOD, CANARY_BAD, CANARY_NEW (identity files), OUT,
-# CANARY_BOOT_TIMEOUT (seconds per boot, default 900).
+# MKCHROOT_SUITE (the root's Debian suite, default bookworm; logs in
+# $OUT/vm/canary-<suite> for another), CANARY_BOOT_TIMEOUT (seconds per
+# boot, default 900).
 set -eu -o pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 out=${OUT:-$top/out}
+suite=${MKCHROOT_SUITE:-bookworm}
 logs=$out/vm/canary
+[ "$suite" = bookworm ] || logs+=-$suite
 timeout=${CANARY_BOOT_TIMEOUT:-900}
 vmtest=$top/tools/vmtest/vmtest
 mkdir -p "$logs"
@@ -56,13 +61,14 @@ note() { echo "canary-vm: $*" >&2; }
 canary_kernels canary-vm CANARY_GOOD CANARY_BAD CANARY_NEW
 
 TEST_NAME=vm
+[ "$suite" = bookworm ] || TEST_NAME+=-$suite
 # shellcheck source=tests/lib/assert.sh
 . "$top/tests/lib/assert.sh"
 # shellcheck source=tests/vm/host.sh
 . "$top/tests/vm/host.sh"
 t_all=$SECONDS
 rm -f "$logs"/[0-9]-*.out "$logs"/[0-9]-*.console "$logs"/[0-9]-*.dmesg
-note "kernels: GOOD $good, BAD $bad, NEW $new"
+note "kernels: GOOD $good, BAD $bad, NEW $new; root: Debian $suite"
 
 t=$SECONDS
 step rootfs "$top/tools/vmtest/mkrootfs.sh" -o "$logs/rootfs" --grub "$ddeb" "$good_deb" "$bad_deb" "$new_deb"
