@@ -4,7 +4,9 @@
 # k patches is configured and built. The prefixes go in as EXTRA_PATCHES of
 # the vanilla variant (PATCHES=0), so each gets its own tree and build
 # directory and the same dry-run/apply checks as any build; the last one is
-# the ordinary patched build. Each runs the stage scripts source, series,
+# the ordinary patched build. Their trees sit where the patched build's does
+# (lib.sh), so ccache compiles only the files whose source differs from the
+# patched tree: a prefix costs what its missing patches touch. Each runs the stage scripts source, series,
 # config and build (what `make kernel` runs) and is read back through its
 # identity file (KB_IDENTITY_OUT). Prints one line per patch with the
 # release and the bzImage, exit 1 if any fails.

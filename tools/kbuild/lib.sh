@@ -215,15 +215,20 @@ kb_init() {
 	fi
 	kb_sign_init
 	# A build with extra patches gets its own tree and build dir under
-	# out/x/<xhash>/, laid out as the base's under out/: the tree at the same
-	# path relative to the build dir (../../tree/<srcid>-<variant>), so ccache
-	# (base_dir $OUT, relative paths) finds the base build's objects for every
-	# file the extra patches leave alone. The canary's BAD kernel and each
-	# prefix of patches-build-each compile what their patches touch, not the
-	# whole kernel; a tree name of its own would miss on every file.
-	local root=$OUT
-	[ -n "$KB_XHASH" ] && root=$OUT/x/$KB_XHASH
-	KB_TREE=$root/tree/$KB_SRCID-$KB_VARIANT
+	# out/x/<xhash>[-vanilla]/, laid out as the patched build's under out/:
+	# its tree at the same path seen from its build dir
+	# (../../tree/<srcid>-mmbatch, whatever its variant), so ccache (base_dir
+	# $OUT, relative paths) finds the patched build's objects, the one every
+	# test stage builds, for each file whose source is the same. The canary's
+	# BAD kernel and each prefix of patches-build-each (vanilla + the first
+	# k patches) compile what differs from the patched tree, not the whole
+	# kernel; a tree name of their own missed on every file.
+	local root=$OUT leaf=$KB_SRCID-$KB_VARIANT
+	if [ -n "$KB_XHASH" ]; then
+		root=$OUT/x/$KB_XHASH leaf=$KB_SRCID-mmbatch
+		[ "$KB_VARIANT" = vanilla ] && root+=-vanilla
+	fi
+	KB_TREE=$root/tree/$leaf
 	# DEBUG=1, the flavor's debug variant (configs/kernel/debug): -debug in
 	# the build dir right after the flavor, +debug at the end of the release
 	# (before LOCALVERSION), like Fedora's kernel-debug (<release>+debug), so
