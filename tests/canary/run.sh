@@ -17,7 +17,7 @@
 #                     CANARY_SUITES (default "trixie") names the suites
 #                     that run, bookworm for vm: one cycle costs about 13
 #                     minutes, and make check's budget holds one.
-# e.g. ONLY=canary/vm. Ends with run_summary's lines (tests/lib/assert.sh):
+# e.g. ONLY=canary/vm-trixie. Ends with run_summary's lines (tests/lib/assert.sh):
 # the tests' checks, then "canary: N passed, N failed, N not selected".
 # Reads: TOP, OUT, MMBATCHD (default $OUT/bin/mmbatchd), ONLY, TEST_STAGE,
 # CANARY_SUITES, and what vm_run.sh reads.
