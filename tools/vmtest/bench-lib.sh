@@ -26,40 +26,103 @@ bench_build() {
 # benchmark of the suite (one mmbench document each, printed after a marker
 # line); the host merges them into $bench/<base>-<variant>.json, the form
 # mmbench compare reads. Reads the caller's bench (directory), suite
-# (comma-separated), reps, quick (non-empty: --quick), timeout (per boot),
-# note (a function), and, if set, bench_boot_opts (an array of more vmtest
-# options) and bench_guest_tail (guest shell commands run after the
-# benchmarks, before the documents are printed). Console: $bench/<base>-
-# <variant>.console, output: .out. Returns 1 when no document came back.
+# (comma-separated items), reps, quick (non-empty: --quick), timeout (per
+# boot), note (a function), and, if set, bench_boot_opts (an array of more
+# vmtest options), bench_guest_tail (guest shell commands run after the
+# benchmarks, before the documents are printed), bench_tag (a suffix for the
+# console and output files, so boots of one kernel with other vCPU counts
+# keep theirs) and bench_docs (an array of "FILE=ITEMS": the documents this
+# boot writes into $bench, each merged from its own items; default
+# "<base>-<variant>.json=$suite"; an item in several documents runs once).
+# An item is a benchmark, or BENCH:SHAPE for `mmbench BENCH --shape SHAPE`.
+# Console: $bench/<base>-<variant><tag>.console, output: .out. Returns 1 when
+# no document came back.
 # shellcheck disable=SC2154 # bench, reps, suite, timeout, bench_boot_opts: the caller's
 bench_run_suite() {
-	local base=$1 variant=$2 kernel=$3 raw=$bench/$1-$2.console rc=0 b docs=()
+	local base=$1 variant=$2 kernel=$3 tag=${bench_tag:-} rc=0 it spec args run='' dump='' items
+	local stem=$bench/$1-$2$tag
 	local opts="--reps $reps${quick:+ --quick}"
-	note "[$base $variant] booting $(basename "$kernel"): mmbench {$suite} $opts"
-	"$(dirname "${BASH_SOURCE[0]}")/vmtest" boot "$kernel" --timeout "$timeout" --log "$raw" ${bench_boot_opts[@]+"${bench_boot_opts[@]}"} -- \
-		"for b in ${suite//,/ }; do mmbench \$b $opts -o /tmp/\$b.json > /tmp/\$b.log 2>&1; echo \"mmbench \$b: exit \$?\"; cat /tmp/\$b.log; done;" \
-		"${bench_guest_tail:-true};" \
-		"for b in ${suite//,/ }; do echo \"@@JSON \$b@@\"; cat /tmp/\$b.json 2>/dev/null; done" > "$bench/$base-$variant.out" || rc=$?
-	sed -n '1,/^@@JSON /p' "$bench/$base-$variant.out" | grep -v '^@@JSON \|^dmesg | ' | sed "s/^/[$base $variant] /" >&2
-	for b in ${suite//,/ }; do
-		awk -v m="@@JSON $b@@" '$0 == m {on = 1; next} /^@@JSON / {on = 0} on' "$bench/$base-$variant.out" > "$bench/$base-$variant-$b.json"
-		if jq -e '.schema == "mmbench/1"' "$bench/$base-$variant-$b.json" >/dev/null 2>&1; then
-			docs+=("$bench/$base-$variant-$b.json")
-		else
-			note "[$base $variant] no mmbench document for $b"
-			rm -f "$bench/$base-$variant-$b.json"
-		fi
+	local specs=("${bench_docs[@]-$base-$variant.json=$suite}")
+	items=$(for spec in "${specs[@]}"; do tr , '\n' <<< "${spec#*=}"; done | awk 'NF && !seen[$0]++' | paste -sd ' ')
+	for it in $items; do
+		args=${it%%:*}
+		[ "$it" = "${it#*:}" ] || args+=" --shape ${it#*:}"
+		run+="mmbench $args $opts -o /tmp/$it.json > /tmp/$it.log 2>&1; echo \"mmbench $it: exit \$?\"; cat /tmp/$it.log; "
+		dump+="echo '@@JSON $it@@'; cat /tmp/$it.json 2>/dev/null; "
 	done
-	if [ ${#docs[@]} -eq 0 ]; then
-		note "[$base $variant] no results (vmtest exit $rc); console: $raw"
-		return 1
-	fi
-	jq -s '.[0] + {command: "bench-vm", results: [.[].results[]]}' "${docs[@]}" > "$bench/$base-$variant.json"
-	rm -f "${docs[@]}"
-	return 0
+	note "[$base $variant$tag] booting $(basename "$kernel"): mmbench {${items// /,}} $opts"
+	"$(dirname "${BASH_SOURCE[0]}")/vmtest" boot "$kernel" --timeout "$timeout" --log "$stem.console" ${bench_boot_opts[@]+"${bench_boot_opts[@]}"} -- \
+		"$run" "${bench_guest_tail:-true};" "$dump" > "$stem.out" || rc=$?
+	sed -n '1,/^@@JSON /p' "$stem.out" | grep -v '^@@JSON \|^dmesg | ' | sed "s/^/[$base $variant$tag] /" >&2
+	bench_split_output "$stem.out" "$stem" "${specs[@]}" && return 0
+	note "[$base $variant$tag] no results (vmtest exit $rc); console: $stem.console"
+	return 1
+}
+
+# bench_split_output OUT STEM FILE=ITEMS...: the documents of one boot's
+# output OUT (each item's after its "@@JSON item@@" line) merged into
+# $bench/FILE per spec, from the items that gave an mmbench/1 document;
+# a spec none of whose items did is not written. Kept apart from the boot so
+# the tests can feed it recorded output. Fails when no FILE was written.
+bench_split_output() {
+	local out=$1 stem=$2 spec it f wrote=1 docs parts
+	shift 2
+	for spec in "$@"; do
+		docs=() parts=()
+		for it in $(tr , ' ' <<< "${spec#*=}"); do
+			f=$stem-${it//:/-}.part.json
+			parts+=("$f")
+			awk -v m="@@JSON $it@@" '$0 == m {on = 1; next} /^@@JSON / {on = 0} on' "$out" > "$f"
+			if jq -e '.schema == "mmbench/1"' "$f" >/dev/null 2>&1; then
+				docs+=("$f")
+			else
+				note "[${stem##*/}] no mmbench document for $it"
+			fi
+		done
+		if [ ${#docs[@]} -gt 0 ]; then
+			jq -s '.[0] + {command: "bench-vm", results: [.[].results[]]}' "${docs[@]}" > "$bench/${spec%%=*}"
+			wrote=0
+		fi
+		rm -f "${parts[@]}"
+	done
+	return $wrote
 }
 
 # fmt V: 4 significant digits, whole numbers from 1000 up (no exponents).
 fmt() { awk -v v="$1" 'BEGIN { if (v == "-" || v == "") print "-"; else if (v >= 1000 || v <= -1000) printf "%.0f\n", v; else printf "%.4g\n", v }'; }
 # ratio A B: A/B with 3 significant digits.
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "-" || b == "-" || b + 0 == 0) print "-"; else printf "%.3g\n", a / b }'; }
+
+# bench_cell FILE ITEM METRIC: one cell of the scaling and seed tables: the
+# median of METRIC in ITEM's result (BENCH, or BENCH:SHAPE for the result
+# with that params.shape) in the document FILE, as a raw number; or why
+# there is none: "not run" (no document, or no such result), "skipped",
+# "failed", "n/a (no lock_stat)" (an lru_lock metric on a kernel without
+# CONFIG_LOCK_STAT), "n/a (no TLB row)" (an IPI metric without the
+# /proc/interrupts row), "n/a", "unreadable" (not JSON). Never a 0 that
+# stands for a missing figure.
+bench_cell() {
+	local bench_name=${2%%:*} shape='' cell
+	[ "$2" = "${2#*:}" ] || shape=${2#*:}
+	[ -f "$1" ] || { echo "not run"; return 0; }
+	cell=$(jq -r --arg b "$bench_name" --arg s "$shape" --arg m "$3" '
+		.system.lock_stat as $ls
+		| first(.results[] | select(.benchmark == $b and (.params.shape // "") == $s)) // null
+		| if . == null then "not run"
+		  elif .status == "skipped" then "skipped"
+		  elif .status != "ok" then "failed"
+		  else (first((.metrics // [])[] | select(.name == $m) | .median | numbers) // null) as $v
+		  | if $v != null then $v
+		    elif ($m | test("lru_lock")) and ($ls != true) then "n/a (no lock_stat)"
+		    elif ($m | test("tlb_ipis")) then "n/a (no TLB row)"
+		    else "n/a" end
+		  end' "$1" 2>/dev/null) || cell=unreadable
+	echo "$cell"
+}
+
+# is_number V: V is a number (a cell with a figure).
+is_number() { [[ $1 =~ ^-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$ ]]; }
+# cell_text V: a cell as the tables show it: numbers by fmt, words as they are.
+cell_text() { if is_number "$1"; then fmt "$1"; else echo "$1"; fi; }
+# cell_ratio A B: A/B when both are figures (B not 0), else "-".
+cell_ratio() { if is_number "$1" && is_number "$2"; then ratio "$1" "$2"; else echo -; fi; }
