@@ -2,13 +2,27 @@
 # Writes the bench-vm report: REPORT.md on stdout and report.json into
 # BENCHDIR, from the mmbench documents BENCHDIR/<base>-<variant>.json and the
 # compare outputs BENCHDIR/<base>-<B>-vs-<A>.txt that bench-vm.sh made.
-#   bench-report.sh BENCHDIR "BASES" "VARIANTS" "MMBENCH OPTIONS"
+#   bench-report.sh [--cpus "N..."] [--seeds] BENCHDIR "BASES" "VARIANTS" "MMBENCH OPTIONS"
+# --cpus: the vCPU counts of the scaling tables and charts (bench-scaling.sh;
+# none when the list is just "2", so such a report is the 2-vCPU one alone);
+# --seeds: the per-seed table (bench-seeds.sh). Both come after the anchors,
+# and go into report.json as "scaling" and "seeds".
 # Reads: nothing else.
 set -eu
 
-usage() { echo "usage: bench-report.sh BENCHDIR \"BASES\" \"VARIANTS\" \"MMBENCH OPTIONS\"" >&2; exit 2; }
-[ $# -eq 4 ] && [ -d "$1" ] || usage
+usage() { echo "usage: bench-report.sh [--cpus \"N...\"] [--seeds] BENCHDIR \"BASES\" \"VARIANTS\" \"MMBENCH OPTIONS\"" >&2; exit 2; }
+cpus=2 seeds=0
+while [ $# -gt 0 ]; do
+	case $1 in
+	--cpus) [ $# -ge 2 ] || usage; read -ra cpu_list <<< "$2"; cpus=${cpu_list[*]}; shift 2 ;;
+	--seeds) seeds=1; shift ;;
+	-*) usage ;;
+	*) break ;;
+	esac
+done
+[ $# -eq 4 ] && [ -d "$1" ] && [ -n "$cpus" ] || usage
 dir=$1 bases=$2 variants=$3 opts=$4
+here=$(dirname "$0")
 
 # verdict FILE BENCH METRIC: the verdict column of a compare table row.
 verdict() {
@@ -130,5 +144,18 @@ Published figures come from large multi-socket machines; a 2-vCPU TCG guest show
 per-page counts, not the magnitudes.
 ANCHORS
 
-jq -n --argjson bases "$json_bases" --arg generated "$(date -u +%Y-%m-%dT%H:%M:%SZ)" \
-	'{schema: "mmbatch-bench-vm/1", generated: $generated, bases: $bases}' > "$dir/report.json"
+extra='{}'
+rm -f "$dir/seeds.json" "$dir/scaling.json"
+if [ "$seeds" = 1 ]; then
+	echo
+	"$here/bench-seeds.sh" "$dir" "$bases"
+	extra=$(jq -c --slurpfile s "$dir/seeds.json" '. + {seeds: $s[0]}' <<< "$extra")
+fi
+if [ "$cpus" != 2 ]; then
+	echo
+	"$here/bench-scaling.sh" "$dir" "$bases" "$variants" "$cpus"
+	extra=$(jq -c --slurpfile s "$dir/scaling.json" '. + {scaling: $s[0]}' <<< "$extra")
+fi
+
+jq -n --argjson bases "$json_bases" --arg generated "$(date -u +%Y-%m-%dT%H:%M:%SZ)" --argjson extra "$extra" \
+	'{schema: "mmbatch-bench-vm/1", generated: $generated, bases: $bases} + $extra' > "$dir/report.json"
