@@ -62,7 +62,7 @@ check-vm-quick: $(addprefix guest-kernel-,$(VM_BASES)) $(VM_BINS) | deps-vm
 BENCH_BUILDS = $(foreach b,$(GUEST_BASES),$(call guest_build,$(b)) $(call vanilla_build,$(b)))
 BENCH_NEEDS := $(addprefix guest-kernel-,$(GUEST_BASES)) $(VANILLA_KERNELS) $(VM_BINS) $(BIN_DIR)/mmbench
 
-## bench: bench-vm  patched vs vanilla vs Debian stock kernel, both bases: out/bench/REPORT.md + JSON + chart
+## bench: bench-vm  patched vs vanilla vs Debian stock kernel, both bases: out/bench/REPORT.md + JSON + charts; scaling at BENCH_CPUS vCPUs (default "2 4 8") and the per-seed table (BENCH_SEEDS)
 PHONY += bench-vm
 bench-vm: $(BENCH_NEEDS) | deps-vm
 	@BENCH_BUILDS="$(BENCH_BUILDS)" $(VM_TOOLS)/bench-vm.sh

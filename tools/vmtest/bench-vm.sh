@@ -6,8 +6,16 @@
 # nodes), runs the mmbench suite in each and writes
 #   $OUT/bench/<base>-<variant>.json     the mmbench documents
 #   $OUT/bench/<base>-<A>-vs-<B>.txt|png mmbench compare output and chart
-#   $OUT/bench/REPORT.md                 medians, ratios, verdicts, anchors
+#   $OUT/bench/<base>-<variant>-seeds.json  the seeds' shapes (BENCH_SEEDS)
+#   $OUT/bench/<base>-<variant>-cpus<N>.json  the scaling suite at N vCPUs
+#   $OUT/bench/scaling-<benchmark>.png   counts per 1000 pages vs vCPUs
+#   $OUT/bench/REPORT.md                 medians, ratios, verdicts, anchors,
+#                                        the per-seed and scaling tables
 #   $OUT/bench/report.json               the same tables as JSON
+# Scaling (BENCH_CPUS): each kernel boots once more per vCPU count other
+# than 2 and runs BENCH_SCALE_SUITE there; at 2 vCPUs the suite's own boot
+# also runs it (and the seeds' items), each document merged from its own
+# benchmarks, so <base>-<variant>.json stays what it was.
 # then runs bench-proof.sh (the patch series' claims: batch sizes, flush
 # counts, LOCK_STAT lru_lock, integrity with its negative control, drain) and
 # appends its PROOF.md to the report (BENCH_PROOF=0 skips it).
@@ -24,7 +32,11 @@
 #   fault,migrate,munmap,exitdrain,integrity), BENCH_REPS (default 5),
 #   BENCH_QUICK=1 (the benchmarks' --quick sizes, for a short run),
 #   BENCH_TIMEOUT (per boot, default 3600), BENCH_PROOF (default 1),
-#   PROOF_* (see bench-proof.sh), VMTEST_* (see vmtest).
+#   BENCH_CPUS (vCPU counts of the scaling runs, default "2 4 8"; each from 2
+#   to the guest flavor's CONFIG_NR_CPUS; "2": no scaling, the report as
+#   before), BENCH_SCALE_SUITE (default migrate,compaction,fault),
+#   BENCH_SEEDS (default 1: the seeds' items in the 2-vCPU boot and their
+#   table; 0: neither), PROOF_* (see bench-proof.sh), VMTEST_* (see vmtest).
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -37,7 +49,29 @@ reps=${BENCH_REPS:-5}
 quick=${BENCH_QUICK:-}
 [ "$quick" != 0 ] || quick=
 timeout=${BENCH_TIMEOUT:-3600}
+scale_suite=${BENCH_SCALE_SUITE:-migrate,compaction,fault}
+seeds=${BENCH_SEEDS:-1}
+# The seeds' shapes of workload (tools/vmtest/bench-seeds.tsv names the same).
+seed_items=compaction,numa-hinting,fault:page_fault2,munmap:ebizzy
 bench=$out/bench
+
+# Knobs are checked before anything is booted or written. More vCPUs than
+# the guest kernels' CONFIG_NR_CPUS would boot them with CPUs they ignore.
+bad_knob() { echo "ERROR: bench-vm: $1" >&2; exit 2; }
+max_cpus=$(sed -n 's/^CONFIG_NR_CPUS=//p' "$top/configs/kernel/guest/guest.config")
+cpu_counts=$(echo "${BENCH_CPUS:-2 4 8}" | tr -s ' \t' '\n' | sed '/^$/d')
+[ -n "$cpu_counts" ] || bad_knob "BENCH_CPUS is empty (vCPU counts, e.g. '2 4 8')"
+for n in $cpu_counts; do
+	[[ $n =~ ^[0-9]+$ ]] && [ "$n" -ge 2 ] && [ "$n" -le "$max_cpus" ] ||
+		bad_knob "BENCH_CPUS: '$n' is not a vCPU count from 2 to $max_cpus (the guest flavor's CONFIG_NR_CPUS)"
+done
+[ -z "$(sort -n <<< "$cpu_counts" | uniq -d)" ] || bad_knob "BENCH_CPUS: '$(paste -sd ' ' <<< "$cpu_counts")' names a count twice"
+cpu_counts=$(sort -n <<< "$cpu_counts" | paste -sd ' ')
+case $seeds in 0 | 1) ;; *) bad_knob "BENCH_SEEDS: '$seeds' is not 0 or 1" ;; esac
+[[ $scale_suite =~ ^[a-z-]+(:[a-z0-9_]+)?(,[a-z-]+(:[a-z0-9_]+)?)*$ ]] ||
+	bad_knob "BENCH_SCALE_SUITE: '$scale_suite' is not a comma-separated list of benchmarks"
+scaling=1
+[ "$cpu_counts" != 2 ] || scaling=0
 mkdir -p "$bench"
 
 note() { echo "bench-vm: $*" >&2; }
@@ -59,14 +93,32 @@ t0=$SECONDS
 [ -x "$mmbench" ] || { echo "ERROR: bench-vm: no $mmbench (make mmbench)" >&2; exit 1; }
 for base in $bases; do
 	for variant in $variants; do
+		# The documents this run replaces; others' stay for the report.
 		rm -f "$bench/$base-$variant.json"
+		[ "$seeds" = 0 ] || rm -f "$bench/$base-$variant-seeds.json"
+		[ "$scaling" = 0 ] || for n in $cpu_counts; do rm -f "$bench/$base-$variant-cpus$n.json"; done
 		if ! kernel=$(kernel_of "$base" "$variant") || [ ! -f "$kernel" ]; then
 			note "[$base $variant] no kernel, skipped"
 			continue
 		fi
+		# The 2-vCPU boot: the suite first (its figures as before), then
+		# what the scaling and seed documents need at 2 vCPUs.
+		bench_docs=("$base-$variant.json=$suite")
+		[ "$scaling" = 0 ] || [[ " $cpu_counts " != *" 2 "* ]] || bench_docs+=("$base-$variant-cpus2.json=$scale_suite")
+		[ "$seeds" = 0 ] || bench_docs+=("$base-$variant-seeds.json=$seed_items")
+		bench_tag='' bench_boot_opts=(--cpus 2)
 		t1=$SECONDS
 		bench_run_suite "$base" "$variant" "$kernel" || true
 		note "[$base $variant] $((SECONDS - t1)) s"
+		[ "$scaling" = 1 ] || continue
+		for n in $cpu_counts; do
+			[ "$n" != 2 ] || continue
+			bench_docs=("$base-$variant-cpus$n.json=$scale_suite")
+			bench_tag=-cpus$n bench_boot_opts=(--cpus "$n")
+			t1=$SECONDS
+			bench_run_suite "$base" "$variant" "$kernel" || true
+			note "[$base $variant, $n vCPUs] $((SECONDS - t1)) s"
+		done
 	done
 done
 
@@ -85,7 +137,9 @@ done
 
 # The report covers every base and variant that has a document, also those
 # of earlier runs with other BENCH_BASES/BENCH_VARIANTS.
-"$here/bench-report.sh" "$bench" "6.12 6.1" "patched vanilla stock" "--reps $reps${quick:+ --quick}" > "$bench/REPORT.md.tmp"
+seed_opt=()
+[ "$seeds" = 0 ] || seed_opt=(--seeds)
+"$here/bench-report.sh" --cpus "$cpu_counts" ${seed_opt[@]+"${seed_opt[@]}"} "$bench" "6.12 6.1" "patched vanilla stock" "--reps $reps${quick:+ --quick}" > "$bench/REPORT.md.tmp"
 proof_rc=0
 if [ "${BENCH_PROOF:-1}" != 0 ]; then
 	rm -f "$bench/PROOF.md"
