@@ -98,16 +98,18 @@ while IFS='|' read -r b m title; do
 	: > "$data"
 	for base in $bases; do
 		for v in $variants; do
-			line="| $base | $v |" points='' cells='[]'
+			line="| $base | $v |" points='' cells=''
 			for n in $cpus; do
-				c=$(bench_cell "$dir/$base-$v-cpus$n.json" "$b" "$m")
-				line+=" $(cell_text "$c") |"
-				is_number "$c" && points+="$n $c"$'\n'
-				cells=$(jq -c --argjson n "$n" --arg c "$c" --arg t "$(cell_text "$c")" \
-					'. + [{vcpus: $n, value: (if ($c | test("^-?[0-9.]+([eE][-+]?[0-9]+)?$")) then ($c | tonumber) else null end), text: $t}]' <<< "$cells")
+				c=$(bench_cell "$dir/$base-$v-cpus$n.json" "$b" "$m") t=$(cell_text "$c") value=null
+				line+=" $t |"
+				is_number "$c" && points+="$n $c"$'\n' value=$c
+				# JSON built here, not by a jq per cell (the report is
+				# rebuilt often): every text is a number or one of
+				# bench_cell's fixed words, nothing to escape.
+				cells+="${cells:+,}{\"vcpus\":$n,\"value\":$value,\"text\":\"$t\"}"
 			done
 			echo "$line"
-			json_rows=$(jq -c --arg base "$base" --arg v "$v" --argjson cells "$cells" '. + [{base: $base, variant: $v, cells: $cells}]' <<< "$json_rows")
+			json_rows=$(jq -c --arg base "$base" --arg v "$v" --argjson cells "[$cells]" '. + [{base: $base, variant: $v, cells: $cells}]' <<< "$json_rows")
 			if [ -n "$points" ]; then
 				[ ${#series[@]} -eq 0 ] || printf '\n\n' >> "$data"
 				printf '%s' "$points" >> "$data"
