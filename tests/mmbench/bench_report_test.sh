@@ -1,0 +1,228 @@
+#!/bin/bash
+# The bench-vm report's scaling tables, charts and per-seed table
+# (tools/vmtest/bench-report.sh, bench-scaling.sh, bench-seeds.sh) and the
+# splitting of one boot's output into its documents (bench-lib.sh
+# bench_split_output), on fixture documents: no VM. The templates in
+# fixtures/bench-report/ are real `mmbench ... --quick --reps 1` documents of
+# this host (migrate and numa-hinting, which skip on one node, with the
+# metrics their source adds, bench_migrate.c and bench_numa_hinting.c); each
+# document below is one of them with its medians set to known figures.
+# Negative controls: a missing document is "not run", a kernel without
+# lock_stat "n/a (no lock_stat)", a skipped result "skipped" (never a
+# number); without gnuplot no PNG and the report says so; bad knobs of
+# bench-vm.sh give one error line, exit 2 and write nothing.
+# Reads: MMBENCH, TOP (tests/mmbench/lib.sh).
+# shellcheck disable=SC2016 # the patterns match markdown backquotes
+. "$(dirname "$0")/lib.sh"
+setup
+command -v gnuplot > /dev/null || { skip "bench-report" "no gnuplot (make deps-bench)"; exit 0; }
+tools=$TOP/tools/vmtest
+fx=$TOP/tests/mmbench/fixtures/bench-report
+B=$T/bench
+mkdir -p "$B"
+
+# doc OUT LOCKSTAT TEMPLATE=METRIC=VALUE...: one document from the templates
+# (results in that order), each METRIC's median and values set to VALUE;
+# LOCKSTAT true adds fault's lru_lock metric when the VALUE names it.
+doc() {
+	local out=$1 ls=$2 spec t m v files=() filter='.'
+	shift 2
+	for spec in "$@"; do
+		t=${spec%%=*} m=${spec#*=} v=${m#*=} m=${m%%=*}
+		files+=("$fx/$t.json")
+		filter+=" | .results[$((${#files[@]} - 1))].metrics |= (if any(.[]; .name == \"$m\") then . else . + [{name: \"$m\", unit: \"acquisitions/1000 pages\", better: \"lower\", values: [1], median: 1}] end
+			| map(if .name == \"$m\" then .values = [$v, $v, $v] | .median = $v else . end))"
+	done
+	jq -s --argjson ls "$ls" ".[0] + {command: \"bench-vm\", results: [.[].results[]]} | .system.lock_stat = \$ls | $filter" "${files[@]}" > "$out"
+}
+
+# The scaling documents: base, variant, vCPUs -> migrate, compaction IPIs
+# per 1000 migrated pages, and lru_lock per 1000 faulted pages (6.1
+# patched/vanilla have lock_stat; the others none). 6.1 stock has no 8-vCPU
+# document: the negative control for "not run".
+while read -r base v n mig cmp lru; do
+	if [ "$lru" = - ]; then
+		doc "$B/$base-$v-cpus$n.json" false migrate=tlb_ipis_per_1000_pages="$mig" compaction=tlb_ipis_per_1000_migrated_pages="$cmp" fault=pages_per_s=1000
+	else
+		doc "$B/$base-$v-cpus$n.json" true migrate=tlb_ipis_per_1000_pages="$mig" compaction=tlb_ipis_per_1000_migrated_pages="$cmp" fault=lru_lock_acq_per_1000_pages="$lru"
+	fi
+done <<'DOCS'
+6.1 patched 2 2 5 98.2
+6.1 patched 4 6 15 99.1
+6.1 patched 8 14 35 101.5
+6.1 vanilla 2 1000 1001 98.4
+6.1 vanilla 4 3000 3003 98.9
+6.1 vanilla 8 7000 7007 100.2
+6.1 stock 2 999.6 1000 -
+6.1 stock 4 2999 3001 -
+6.12 patched 2 2 4 -
+6.12 patched 4 6 12 -
+6.12 patched 8 14 28 -
+6.12 vanilla 2 2 4 -
+6.12 vanilla 4 6 12 -
+6.12 vanilla 8 14 28 -
+6.12 stock 2 2 4 -
+6.12 stock 4 6 12 -
+6.12 stock 8 14 28 -
+DOCS
+# The seed documents (2 vCPUs): 6.12 stock has none; 6.1 vanilla's
+# numa-hinting skipped (the negative control for "skipped").
+for bv in "6.1 patched 3500 40 60000 0.5" "6.1 vanilla 120000 41 60000 0.5" "6.1 stock 118000 42 59000 0.51" \
+	"6.12 patched 3400 40 66000 0.4" "6.12 vanilla 3450 40 65000 0.4"; do
+	read -r base v peak hint pf2 sys <<< "$bv"
+	doc "$B/$base-$v-seeds.json" false compaction=tlb_ipis_per_s_peak="$peak" numa-hinting=tlb_ipis_per_1000_hint_faults="$hint" \
+		fault-page_fault2=pages_per_s="$pf2" munmap-ebizzy=munmap_sys_s="$sys"
+done
+jq '(.results[] | select(.benchmark == "numa-hinting")) |= (.status = "skipped" | .reason = "needs 2 NUMA nodes with memory, this machine has 1" | .metrics = [])' \
+	"$B/6.1-vanilla-seeds.json" > "$T/x" && mv "$T/x" "$B/6.1-vanilla-seeds.json"
+# The 2-vCPU suite documents the report always reads.
+for base in 6.12 6.1; do
+	for v in patched vanilla stock; do
+		doc "$B/$base-$v.json" false migrate=pages_per_s=30000 fault=pages_per_s=80000
+	done
+done
+
+# section FILE HEADING: the lines from the heading that starts with HEADING
+# to the next heading of any level.
+section() { awk -v h="$2" '$0 == h || index($0, h " ") == 1 {on = 1; print; next} on && /^#/ {exit} on' "$1"; }
+
+run_cmd report bash "$tools/bench-report.sh" --cpus "2 4 8" --seeds "$B" "6.12 6.1" "patched vanilla stock" "--reps 3"
+expect_eq "report: exit" 0 "$RC"
+R=$T/report.out
+section "$R" "### TLB IPIs received per 1000 migrated pages" > "$T/mig.md"
+section "$R" "### TLB IPIs received per 1000 pages compaction migrated" > "$T/cmp.md"
+section "$R" "### lru_lock acquisitions per 1000 faulted pages" > "$T/lru.md"
+expect_line "migrate: columns are the vCPU counts" "| base | variant | 2 vCPUs | 4 vCPUs | 8 vCPUs |" "@$T/mig.md"
+expect_line "migrate: 6.1 vanilla grows with vCPUs" "| 6.1 | vanilla | 1000 | 3000 | 7000 |" "@$T/mig.md"
+expect_line "migrate: 6.1 patched" "| 6.1 | patched | 2 | 6 | 14 |" "@$T/mig.md"
+expect_line "migrate: 6.12 stock" "| 6.12 | stock | 2 | 6 | 14 |" "@$T/mig.md"
+expect_line "migrate: a missing document is 'not run'" "| 6.1 | stock | 999.6 | 2999 | not run |" "@$T/mig.md"
+expect_line "compaction: per 1000 migrated pages" "| 6.1 | vanilla | 1001 | 3003 | 7007 |" "@$T/cmp.md"
+expect_line "compaction: missing document" "| 6.1 | stock | 1000 | 3001 | not run |" "@$T/cmp.md"
+expect_line "fault: lru_lock with lock_stat" "| 6.1 | patched | 98.2 | 99.1 | 101.5 |" "@$T/lru.md"
+expect_line "fault: no lock_stat is n/a, never 0" "| 6.12 | patched | n/a (no lock_stat) | n/a (no lock_stat) | n/a (no lock_stat) |" "@$T/lru.md"
+expect_line "fault: no lock_stat, then a missing document" "| 6.1 | stock | n/a (no lock_stat) | n/a (no lock_stat) | not run |" "@$T/lru.md"
+sed -n '/^## Seeds/,$p' "$R" > "$T/new.md"
+expect_no_match "no new cell is a 0 standing for a missing figure" '\| 0 \|' "@$T/new.md"
+expect_contains "the report says counts are exact, rates are not, under TCG" "Under TCG the counts are exact and the rates are not." "@$R"
+for b in migrate compaction fault; do
+	expect_eq "chart scaling-$b.png is a PNG" "89504e47" "$(od -An -tx1 -N4 "$B/scaling-$b.png" 2>/dev/null | tr -d ' \n')"
+	expect_contains "the report shows scaling-$b.png" "(scaling-$b.png)" "@$R"
+done
+expect_absent "no chart data left behind" "$B/scaling-migrate.dat"
+
+# report.json: the same cells, a missing one null with its text.
+J=$B/report.json
+cell() { jq -c --arg t "$1" --arg b "$2" --arg v "$3" --argjson n "$4" \
+	'.scaling.tables[] | select(.benchmark == $t) | .rows[] | select(.base == $b and .variant == $v) | .cells[] | select(.vcpus == $n)' "$J"; }
+expect_eq "json: vCPU counts" "[2,4,8]" "$(jq -c .scaling.vcpus "$J")"
+expect_eq "json: migrate 6.1 vanilla 8" '{"vcpus":8,"value":7000,"text":"7000"}' "$(cell migrate 6.1 vanilla 8)"
+expect_eq "json: missing document" '{"vcpus":8,"value":null,"text":"not run"}' "$(cell migrate 6.1 stock 8)"
+expect_eq "json: no lock_stat" '{"vcpus":4,"value":null,"text":"n/a (no lock_stat)"}' "$(cell fault 6.12 vanilla 4)"
+expect_eq "json: lru_lock 6.1 vanilla 2" '{"vcpus":2,"value":98.4,"text":"98.4"}' "$(cell fault 6.1 vanilla 2)"
+expect_eq "json: charts" '["scaling-migrate.png","scaling-compaction.png","scaling-fault.png"]' "$(jq -c '[.scaling.tables[].chart]' "$J")"
+expect_eq "json: the TCG note" "under TCG the counts are exact and the rates are not (more vCPUs than host cores)" "$(jq -r .scaling.note "$J")"
+expect_eq "json: the 2-vCPU tables are still there" "true" "$(jq '.bases["6.1"] | length > 0' "$J")"
+
+# The per-seed table.
+section "$R" "### Seeds, base 6.1" > "$T/seed61.md"
+section "$R" "### Seeds, base 6.12" > "$T/seed612.md"
+expect_match "seed: compaction peak IPIs/s, 6.1, ratio" '^\| migration TLB batching .*345K/s .*\| 0\.029 \| `mmbench compaction` `tlb_ipis_per_s_peak` \| 3500 \| 120000 \| 118000 \| 0\.0292 \| 0\.0297 \|' "@$T/seed61.md"
+expect_match "seed: page_fault2 shape" '^\| larger per-CPU page batch .*\| 1\.125 \| `mmbench fault --shape page_fault2` `pages_per_s` \| 60000 \| 60000 \| 59000 \| 1 \| 1\.02 \|' "@$T/seed61.md"
+expect_match "seed: ebizzy shape" '^\| mmu_gather force flush .*\| - \| `mmbench munmap --shape ebizzy` `munmap_sys_s` \| 0\.5 \| 0\.5 \| 0\.51 \| 1 \| 0\.98 \|' "@$T/seed61.md"
+expect_match "seed: a skipped result is 'skipped', no ratio" '^\| NUMA hinting faults .* `tlb_ipis_per_1000_hint_faults` \| 40 \| skipped \| 42 \| - \| 0\.952 \|' "@$T/seed61.md"
+expect_match "seed: a missing document is 'not run', no ratio" '^\| migration TLB batching .* \| 3400 \| 3450 \| not run \| 0\.986 \| - \|' "@$T/seed612.md"
+expect_eq "seed rows: 4 seeds x 2 bases" 8 "$(jq '.seeds.rows | length' "$J")"
+expect_eq "seeds json: missing is null" 'null not run' "$(jq -r '.seeds.rows[] | select(.base == "6.12" and .seed == "migration-tlb") | "\(.median.stock) \(.cell.stock)"' "$J")"
+
+# BENCH_CPUS "2": the report is the 2-vCPU one alone, as before the knob.
+run_cmd plain bash "$tools/bench-report.sh" "$B" "6.12 6.1" "patched vanilla stock" "--reps 3"
+run_cmd two bash "$tools/bench-report.sh" --cpus 2 "$B" "6.12 6.1" "patched vanilla stock" "--reps 3"
+expect_eq "--cpus 2 gives the report of no --cpus" "$(grep -v '^Generated' "$T/plain.out")" "$(grep -v '^Generated' "$T/two.out")"
+expect_no_match "--cpus 2: no scaling section" '^## Scaling' "@$T/two.out"
+expect_no_match "--cpus 2: no seed section" '^## Seeds' "@$T/two.out"
+expect_eq "--cpus 2: report.json has no scaling or seeds" "false false" "$(jq -r '"\(has("scaling")) \(has("seeds"))"' "$J")"
+expect_absent "--cpus 2: no scaling.json" "$B/scaling.json"
+
+# Negative control: no gnuplot on PATH. The tables stay, no PNG is left.
+mkdir "$T/nognuplot"
+for t in jq awk sed tr sort paste head tail cut grep date nproc od dirname cat rm mv printf basename uniq; do
+	p=$(command -v "$t") && ln -s "$p" "$T/nognuplot/$t"
+done
+rm -f "$B"/scaling-*.png
+RC=0; PATH=$T/nognuplot "$BASH" "$tools/bench-report.sh" --cpus "2 4 8" "$B" "6.12 6.1" "patched vanilla stock" "--reps 3" > "$T/nogp.out" 2> "$T/nogp.err" || RC=$?
+expect_eq "no gnuplot: the report is still written" 0 "$RC"
+expect_contains "no gnuplot: the report says the chart is missing" "(chart not drawn: gnuplot:" "@$T/nogp.out"
+expect_line "no gnuplot: the tables stay" "| 6.1 | vanilla | 1000 | 3000 | 7000 |" "@$T/nogp.out"
+expect_absent "no gnuplot: no PNG" "$B/scaling-migrate.png"
+expect_eq "no gnuplot: json chart null" "null" "$(jq -c '.scaling.tables[0].chart' "$J")"
+
+# Negative control: a table without any figure gets no chart.
+mkdir "$T/nolock"
+cp "$B"/6.12-*-cpus*.json "$T/nolock/"
+run_cmd nolock bash "$tools/bench-report.sh" --cpus "2 4 8" "$T/nolock" "6.12" "patched vanilla stock" "--reps 3"
+expect_contains "no lock_stat anywhere: no chart" "(no chart: no figure in this table)" "@$T/nolock.out"
+expect_absent "no lock_stat anywhere: no PNG" "$T/nolock/scaling-fault.png"
+expect_exists "... the migrate chart still" "$T/nolock/scaling-migrate.png"
+
+# One boot's output split into its documents (bench_split_output): the
+# suite's document keeps only the suite's results, so the scaling and seed
+# items of the same boot do not change it.
+{
+	for it in fault migrate compaction numa-hinting fault:page_fault2 munmap:ebizzy; do
+		echo "@@JSON $it@@"
+		f=$fx/${it//:/-}.json
+		jq . "$f"
+	done
+	echo "@@JSON exitdrain@@"
+	echo "mmbench: no such file"
+} > "$T/boot.out"
+(
+	bench=$B/split
+	# shellcheck disable=SC2317 # bench-lib.sh calls it
+	note() { echo "note: $*"; }
+	mkdir -p "$bench"
+	# shellcheck source=../../tools/vmtest/bench-lib.sh
+	. "$tools/bench-lib.sh"
+	bench_split_output "$T/boot.out" "$bench/6.1-patched" "6.1-patched.json=fault,migrate,exitdrain" \
+		"6.1-patched-cpus2.json=migrate,compaction,fault" "6.1-patched-seeds.json=compaction,numa-hinting,fault:page_fault2,munmap:ebizzy"
+) > "$T/split.out" 2>&1 || fail "bench_split_output failed: $(cat "$T/split.out")"
+S=$B/split
+expect_eq "split: the suite document has the suite's results" "fault/ migrate/" "$(jq -r '[.results[] | "\(.benchmark)/\(.params.shape // "")"] | join(" ")' "$S/6.1-patched.json")"
+expect_eq "split: the 2-vCPU scaling document" "migrate/ compaction/ fault/" "$(jq -r '[.results[] | "\(.benchmark)/\(.params.shape // "")"] | join(" ")' "$S/6.1-patched-cpus2.json")"
+expect_eq "split: the seed document, shapes kept apart" "compaction/ numa-hinting/ fault/page_fault2 munmap/ebizzy" "$(jq -r '[.results[] | "\(.benchmark)/\(.params.shape // "")"] | join(" ")' "$S/6.1-patched-seeds.json")"
+expect_contains "split: an item without a document is named" "no mmbench document for exitdrain" "@$T/split.out"
+expect_eq "split: no part files left" "" "$(find "$S" -name '*.part.json')"
+schema_ok "split: the suite document" "$S/6.1-patched.json"
+
+# bench-vm.sh's knobs: bad values give one line naming the knob, exit 2,
+# and nothing is written (OUT is not even made).
+bad_knob() {
+	local what=$1 re=$2; shift 2
+	RC=0; env "$@" OUT="$T/badout" BENCH_BASES='' BENCH_PROOF=0 bash "$tools/bench-vm.sh" > "$T/bad.out" 2> "$T/bad.err" || RC=$?
+	expect_eq "$what: exit" 2 "$RC"
+	expect_lines "$what: one error line" 1 "@$T/bad.err"
+	expect_match "$what: names the knob" "$re" "@$T/bad.err"
+	expect_absent "$what: nothing written" "$T/badout"
+}
+bad_knob "BENCH_CPUS=x" "^ERROR: bench-vm: BENCH_CPUS: 'x' " BENCH_CPUS=x
+bad_knob "BENCH_CPUS=1" "^ERROR: bench-vm: BENCH_CPUS: '1' " BENCH_CPUS=1
+bad_knob "BENCH_CPUS above NR_CPUS" "^ERROR: bench-vm: BENCH_CPUS: '16' .*CONFIG_NR_CPUS" BENCH_CPUS="2 16"
+bad_knob "BENCH_CPUS twice" "^ERROR: bench-vm: BENCH_CPUS: .* twice" BENCH_CPUS="2 4 4"
+bad_knob "BENCH_CPUS blank" "^ERROR: bench-vm: BENCH_CPUS is empty" BENCH_CPUS="  "
+bad_knob "BENCH_SEEDS=yes" "^ERROR: bench-vm: BENCH_SEEDS: 'yes'" BENCH_SEEDS=yes
+bad_knob "BENCH_SCALE_SUITE" "^ERROR: bench-vm: BENCH_SCALE_SUITE: " "BENCH_SCALE_SUITE=migrate;reboot"
+
+# bench-vm.sh end to end without a boot (BENCH_BASES empty: the report from
+# the documents there): the knob reaches the report.
+mkdir -p "$T/vmout/bin" "$T/vmout/bench"
+ln -s "$MMBENCH" "$T/vmout/bin/mmbench"
+cp "$B"/*.json "$T/vmout/bench/"
+RC=0; OUT=$T/vmout BENCH_BASES='' BENCH_PROOF=0 BENCH_CPUS="4 2 8" bash "$tools/bench-vm.sh" > "$T/vm.out" 2>&1 || RC=$?
+expect_eq "bench-vm, no boot: exit" 0 "$RC"
+expect_line "bench-vm: counts sorted into columns" "| base | variant | 2 vCPUs | 4 vCPUs | 8 vCPUs |" "@$T/vmout/bench/REPORT.md"
+expect_match "bench-vm: seeds on by default" '^## Seeds' "@$T/vmout/bench/REPORT.md"
+expect_exists "bench-vm: chart" "$T/vmout/bench/scaling-migrate.png"
+RC=0; OUT=$T/vmout BENCH_BASES='' BENCH_PROOF=0 BENCH_CPUS=2 BENCH_SEEDS=0 bash "$tools/bench-vm.sh" > "$T/vm2.out" 2>&1 || RC=$?
+expect_eq "bench-vm BENCH_CPUS=2 BENCH_SEEDS=0: exit" 0 "$RC"
+expect_no_match "bench-vm BENCH_CPUS=2 BENCH_SEEDS=0: no new section" '^## (Scaling|Seeds)' "@$T/vmout/bench/REPORT.md"
