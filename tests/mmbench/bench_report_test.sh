@@ -10,7 +10,9 @@
 # Negative controls: a missing document is "not run", a kernel without
 # lock_stat "n/a (no lock_stat)", a skipped result "skipped" (never a
 # number); without gnuplot no PNG and the report says so; bad knobs of
-# bench-vm.sh give one error line, exit 2 and write nothing.
+# bench-vm.sh give one error line, exit 2 and write nothing. Last,
+# bench-vm.sh's boot plan runs against a stand-in vmtest (no VM): which
+# boots, with which --cpus, which benchmarks, which documents.
 # Reads: MMBENCH, TOP (tests/mmbench/lib.sh).
 # shellcheck disable=SC2016 # the patterns match markdown backquotes
 . "$(dirname "$0")/lib.sh"
@@ -226,3 +228,63 @@ expect_exists "bench-vm: chart" "$T/vmout/bench/scaling-migrate.png"
 RC=0; OUT=$T/vmout BENCH_BASES='' BENCH_PROOF=0 BENCH_CPUS=2 BENCH_SEEDS=0 bash "$tools/bench-vm.sh" > "$T/vm2.out" 2>&1 || RC=$?
 expect_eq "bench-vm BENCH_CPUS=2 BENCH_SEEDS=0: exit" 0 "$RC"
 expect_no_match "bench-vm BENCH_CPUS=2 BENCH_SEEDS=0: no new section" '^## (Scaling|Seeds)' "@$T/vmout/bench/REPORT.md"
+
+# bench-vm.sh's boot plan, with a stand-in for vmtest (a copy of
+# tools/vmtest whose vmtest logs each boot's kernel and --cpus and runs the
+# guest command on the host, with an mmbench that writes the fixture of the
+# benchmark and shape it is asked for): one boot per kernel and vCPU count,
+# each item once per boot, the documents named by count, the suite's
+# document with the suite's results only.
+P=$T/plan
+mkdir -p "$P/top/tools" "$P/top/configs/kernel/guest" "$P/bin" "$P/out/bin" "$P/guest-tmp" "$P/k"
+cp -r "$TOP/tools/vmtest" "$TOP/tools/kbuild" "$P/top/tools/"
+cp "$TOP/configs/kernel/guest/guest.config" "$P/top/configs/kernel/guest/"
+cat > "$P/top/tools/vmtest/vmtest" <<'STUB'
+#!/bin/bash
+# stand-in: vmtest boot KERNEL [opts] -- CMD...
+set -eu
+kernel=$2 cpus=2
+shift 2
+while [ "$1" != -- ]; do case $1 in --cpus) cpus=$2; shift 2 ;; --timeout | --log) shift 2 ;; *) shift ;; esac; done
+shift
+echo "boot $(basename "$kernel") cpus=$cpus" >> "$PLAN/boots"
+cmd="$*"
+FAKE_CPUS=$cpus PATH=$PLAN/bin:$PATH sh -c "${cmd//\/tmp\//$PLAN/guest-tmp/}"
+STUB
+cat > "$P/bin/mmbench" <<'STUB'
+#!/bin/bash
+# stand-in: mmbench BENCH [--shape S] ... -o FILE
+b=$1 shape='' o=''
+shift
+while [ $# -gt 0 ]; do case $1 in --shape) shape=$2; shift 2 ;; -o) o=$2; shift 2 ;; *) shift ;; esac; done
+echo "$b${shape:+:$shape} cpus=$FAKE_CPUS" >> "$PLAN/runs"
+[ -f "$FX/$b${shape:+-$shape}.json" ] || { echo "no fixture for $b" >&2; exit 2; }
+jq --argjson n "$FAKE_CPUS" '.system.cpus_online = $n' "$FX/$b${shape:+-$shape}.json" > "$o"
+STUB
+chmod +x "$P/top/tools/vmtest/vmtest" "$P/bin/mmbench"
+ln -s "$MMBENCH" "$P/out/bin/mmbench"
+ids=()
+for v in mmbatch vanilla; do
+	: > "$P/k/bzImage-$v"
+	printf 'IDENTITY_VERSION=1\nBASE=6.1\nVARIANT=%s\nIMAGE=%s\n' "$v" "$P/k/bzImage-$v" > "$P/k/$v.env"
+	ids+=("$P/k/$v.env")
+done
+mkdir -p "$P/out/bench" && echo '{}' > "$P/out/bench/6.1-patched-cpus8.json"
+RC=0; PLAN=$P FX=$fx OUT=$P/out BENCH_BUILDS="${ids[*]}" BENCH_BASES=6.1 BENCH_VARIANTS="patched vanilla" BENCH_CPUS="4 2" \
+	BENCH_SUITE=fault,migrate BENCH_PROOF=0 bash "$P/top/tools/vmtest/bench-vm.sh" > "$P/vm.log" 2>&1 || RC=$?
+expect_eq "plan: exit" 0 "$RC"
+expect_eq "plan: one boot per kernel and vCPU count" "boot bzImage-mmbatch cpus=2
+boot bzImage-mmbatch cpus=4
+boot bzImage-vanilla cpus=2
+boot bzImage-vanilla cpus=4" "$(cat "$P/boots")"
+expect_eq "plan: the 2-vCPU boot runs each item once" "fault migrate compaction numa-hinting fault:page_fault2 munmap:ebizzy" \
+	"$(awk '$2 == "cpus=2" {print $1}' "$P/runs" | head -n 6 | paste -sd ' ')"
+expect_eq "plan: the 4-vCPU boot runs the scaling suite" "migrate compaction fault" "$(awk '$2 == "cpus=4" {print $1}' "$P/runs" | head -n 3 | paste -sd ' ')"
+kinds() { jq -r '[.system.cpus_online] + [.results[] | "\(.benchmark)\(if .params.shape then ":" + .params.shape else "" end)"] | join(" ")' "$1" 2>&1; }
+expect_eq "plan: the suite's document is the suite's" "2 fault migrate" "$(kinds "$P/out/bench/6.1-patched.json")"
+expect_eq "plan: the 2-vCPU scaling document" "2 migrate compaction fault" "$(kinds "$P/out/bench/6.1-vanilla-cpus2.json")"
+expect_eq "plan: the 4-vCPU scaling document" "4 migrate compaction fault" "$(kinds "$P/out/bench/6.1-patched-cpus4.json")"
+expect_eq "plan: the seed document" "2 compaction numa-hinting fault:page_fault2 munmap:ebizzy" "$(kinds "$P/out/bench/6.1-vanilla-seeds.json")"
+expect_eq "plan: another count's document stays" "{}" "$(cat "$P/out/bench/6.1-patched-cpus8.json")"
+expect_line "plan: the report's columns" "| base | variant | 2 vCPUs | 4 vCPUs |" "@$P/out/bench/REPORT.md"
+expect_exists "plan: the 4-vCPU boot's own console name" "$P/out/bench/6.1-patched-cpus4.out"
