@@ -33,12 +33,16 @@ TEST_NAME=canary
 # shellcheck source=tests/lib/assert.sh
 . "$TOP/tests/lib/assert.sh"
 
-run_test ctl_test bash "$TOP/tests/canary/ctl_test.sh"
-run_test subcommands_test bash "$TOP/tests/canary/subcommands_test.sh"
-for suite in ${CANARY_SUITES-bookworm}; do
+# The suites first: a bad name stops the stage before any test runs.
+suites=${CANARY_SUITES-bookworm}
+for suite in $suites; do
 	case $suite in ''|*[!a-z]*)
 		echo "ERROR: check-canary: CANARY_SUITES: '$suite' is not a Debian suite name" >&2; exit 2 ;;
 	esac
+done
+run_test ctl_test bash "$TOP/tests/canary/ctl_test.sh"
+run_test subcommands_test bash "$TOP/tests/canary/subcommands_test.sh"
+for suite in $suites; do
 	t=vm
 	[ "$suite" = bookworm ] || t=vm-$suite
 	run_test "$t" env MKCHROOT_SUITE="$suite" bash "$TOP/tests/canary/vm_run.sh"
