@@ -6,10 +6,10 @@
 # directory and the same dry-run/apply checks as any build; the last one is
 # the ordinary patched build. Their trees sit where the patched build's does
 # (lib.sh), so ccache compiles only the files whose source differs from the
-# patched tree: a prefix costs what its missing patches touch. Each runs the stage scripts source, series,
-# config and build (what `make kernel` runs) and is read back through its
-# identity file (KB_IDENTITY_OUT). Prints one line per patch with the
-# release and the bzImage, exit 1 if any fails.
+# patched tree: a prefix costs what its missing patches touch. Each runs the
+# stage scripts source, series, config and build (what `make kernel` runs)
+# and is read back through its identity file (KB_IDENTITY_OUT). Prints one
+# line per patch with the release and the bzImage, exit 1 if any fails.
 # Reads: BASES (default "6.1 6.12"), FLAVOR (default guest), TOP, OUT,
 #        and the pipeline's knobs (NR_CPUS, CCACHE, JOBS...).
 set -eu

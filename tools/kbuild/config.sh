@@ -1,7 +1,7 @@
 #!/bin/bash
 # Stage 3 (config): writes the final .config of one build into
 # out/build/<srcid>-<flavor>[-debug][-nr<N>][-vanilla][-x<sha8>][-s<sha8>][-f<sha8>]/.config
-# (with EXTRA_PATCHES under out/x/x<sha8>/build/, beside its tree), with
+# (with EXTRA_PATCHES under out/x/x<sha8>[-vanilla]/build/, beside its tree), with
 # config-report.txt and mmbatch-build.env beside it, and prints the .config
 # path as its last line.
 # Base config: FLAVOR=cloud / generic = Debian's config.amd64_none_cloud-amd64

@@ -1,6 +1,7 @@
 #!/bin/bash
 # Stage 2 (series): makes the patched tree out/tree/<srcid>-<variant>/ (with
-# EXTRA_PATCHES: out/x/x<sha8>/tree/<srcid>-<variant>/, lib.sh says why)
+# EXTRA_PATCHES: out/x/x<sha8>[-vanilla]/tree/<srcid>-mmbatch/, lib.sh says
+# why)
 # from the pristine source and prints its path. The whole series (then
 # EXTRA_PATCHES) is first dry-run, patch by patch, on a scratch copy of just the
 # files it touches; any failure prints `series: PATCH: hunk N FAILED at
