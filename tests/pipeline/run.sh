@@ -185,15 +185,18 @@ if selected series; then
 	# ccache (base_dir $OUT) hits across builds only where the compiler sees
 	# the same relative paths: the extra build's tree must sit where the
 	# base build's does, seen from its build dir.
+	# after_init CMD KNOB=V...: CMD's output in a shell where lib.sh's kb_init
+	# ran with BASE=6.12 FLAVOR=guest and these knobs.
 	# shellcheck disable=SC2016 # the inner bash expands them
-	tree_from_build() { env BASE=6.12 FLAVOR=guest "$@" bash -c '. "$0/lib.sh"; kb_init >/dev/null 2>&1; realpath -m --relative-to="$KB_BUILD" "$KB_TREE"' "$kb"; }
+	after_init() { local cmd=$1; shift; env BASE=6.12 FLAVOR=guest "$@" bash -c '. "$0/lib.sh"; kb_init >/dev/null 2>&1; eval "$1"' "$kb" "$cmd"; }
+	# shellcheck disable=SC2016 # after_init's shell expands them
+	tree_from_build() { after_init 'realpath -m --relative-to="$KB_BUILD" "$KB_TREE"' "$@"; }
 	expect_eq "extra build: its tree seen from its build dir, as the patched build's" \
 		"$(tree_from_build)" "$(tree_from_build EXTRA_PATCHES="$good")"
 	expect_eq "vanilla + extra patches (build-each's prefixes): the same" \
 		"$(tree_from_build)" "$(tree_from_build PATCHES=0 EXTRA_PATCHES="$good")"
-	# shellcheck disable=SC2016 # the inner bash expands them
-	tree_of() { env BASE=6.12 "$@" bash -c '. "$0/lib.sh"; kb_init >/dev/null 2>&1; echo "$KB_TREE"' "$kb"; }
-	xp=$(tree_of EXTRA_PATCHES="$good") xv=$(tree_of PATCHES=0 EXTRA_PATCHES="$good")
+	# shellcheck disable=SC2016 # after_init's shell expands it
+	xp=$(after_init 'echo "$KB_TREE"' EXTRA_PATCHES="$good") xv=$(after_init 'echo "$KB_TREE"' PATCHES=0 EXTRA_PATCHES="$good")
 	if [ "$xp" != "$xv" ]; then pass "vanilla + extra patches: a tree of its own (${xv#"$OUT"/})"
 	else fail "vanilla + extra patches share the patched + extra patches tree $xp"; fi
 	rm -rf "$(dirname "$(dirname "$xtree")")"
