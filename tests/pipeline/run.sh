@@ -24,13 +24,18 @@
 #            release +debug); the config stage of cloud and generic +debug of
 #            both bases in scratch build dirs (every debug option survives
 #            olddefconfig, the report says debug yes, the identity DEBUG=1);
-#            `make debug-kernel-<base>` of both bases: the identity file at
+#            `make debug-kernel-<base>` of PIPELINE_DEBUG_BASES (default
+#            both; make check: CHECK_DEBUG_BASES, the others a listed
+#            skip): the identity file at
 #            out/build/<base>-guest-debug/mmbatch-build.env with its IMAGE;
 #  kernel    `make config` and `make kernel FLAVOR=guest` for 6.12, then 6.1
 #            (ccache; these builds are reused by the packaging tests and the
 #            VM harness); each build is then read through its identity file,
-#            by path (out/build/<base>-guest/mmbatch-build.env).
-# Reads: TOP, OUT, MAKE, ONLY (tests/lib/assert.sh's selector).
+#            by path (out/build/<base>-guest/mmbatch-build.env); the
+#            release suffix in the build dir's localversion-mmbatch, not
+#            in CONFIG_LOCALVERSION (autoconf.h: ccache direct mode).
+# Reads: TOP, OUT, MAKE, ONLY (tests/lib/assert.sh's selector),
+#        PIPELINE_DEBUG_BASES.
 set -eu
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 OUT=${OUT:-$TOP/out}
@@ -359,7 +364,12 @@ if selected debug; then
 		done
 	done
 
+	debug_bases=${PIPELINE_DEBUG_BASES-6.12 6.1}
 	for base in 6.12 6.1; do
+		[[ " $debug_bases " == *" $base "* ]] ||
+			skip "make debug-kernel-$base" "not in PIPELINE_DEBUG_BASES ($debug_bases; make check builds CHECK_DEBUG_BASES' only, make check-vm-all every base's)"
+	done
+	for base in $debug_bases; do
 		echo "== debug: make debug-kernel-$base (the debug guest kernel, built when missing)"
 		id=$OUT/build/$base-guest-debug/mmbatch-build.env
 		t0=$SECONDS
@@ -409,6 +419,11 @@ if selected kernel; then
 		expect_contains "file $image" "Linux kernel x86 boot executable bzImage, version $release " "$(file -b "$image" 2>&1)"
 		expect_contains "config report" "release:      $release" "@$bdir/config-report.txt"
 		expect_line "guest .config" "CONFIG_ADVISE_SYSCALLS=y" "@$bdir/.config"
+		# The suffix outside autoconf.h: builds that differ only in their
+		# release (extra patches, the next series) keep ccache direct hits.
+		expect_line "guest .config: the release suffix is not in the config" 'CONFIG_LOCALVERSION=""' "@$bdir/.config"
+		expect_eq "the build dir's localversion-mmbatch: the release after the kernel version" \
+			"${release#"$(bid_get "$id" KVERSION 2>&1)"}" "$(cat "$bdir/localversion-mmbatch" 2>&1)"
 		rc=0; BASE=$base FLAVOR=guest "$kb/config.sh" >"$T/cfg2-$base.out" 2>&1 || rc=$?
 		expect_contains "config.sh again after the build" "config: $release: up to date" "@$T/cfg2-$base.out"
 		expect_eq "identity IMAGE kept by an unchanged config" "$image" "$(bid_get "$id" IMAGE 2>&1)"

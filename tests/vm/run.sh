@@ -25,7 +25,11 @@
 #   full-<base>    per build: tests/vm/guest.sh full (dpkg-installed kernel
 #                  and mmbatchd, dracut, systemd) on a Debian 12 root
 #   full-<base>-trixie  the same on a Debian 13 root (systemd 257, dracut
-#                  106; VM_FULL_SUITES, default "bookworm trixie")
+#                  106; VM_FULL_SUITES, default "bookworm trixie").
+#                  VM_FULL_PLAN="BASE:SUITE ..." boots only those pairs
+#                  (make check: 6.1:bookworm 6.12:trixie, each base and
+#                  each suite once); the rest of the matrix is listed as
+#                  skipped. Empty (make check-vm-all): all of it
 #   debug-<base>   per debug build: tests/vm/guest.sh debug (the quick path
 #                  on the debug kernel, a longer integrity run)
 # Every guest check fails on any kernel splat (lockdep, KASAN, BUG, WARN...)
@@ -40,7 +44,7 @@
 # not selected" over tests and the sum of their checks. Logs: $OUT/vm/check/.
 #   run.sh             run the selected tests
 #   run.sh --resolve   only the resolution step: print what each path would boot
-# Reads: VM_BUILDS, BUILD, VM_DEBUG_BUILDS, VM_FULL_SUITES, ONLY, TEST_STAGE, OUT, and what
+# Reads: VM_BUILDS, BUILD, VM_DEBUG_BUILDS, VM_FULL_SUITES, VM_FULL_PLAN, ONLY, TEST_STAGE, OUT, and what
 # guest.sh reads.
 set -eu -o pipefail
 
@@ -74,7 +78,15 @@ full_suites=${VM_FULL_SUITES-bookworm trixie}
 for suite in $full_suites; do
 	case $suite in ''|*[!a-z]*) die "check-vm: VM_FULL_SUITES: '$suite' is not a Debian suite name" ;; esac
 done
-tests=() first_build=
+# VM_FULL_PLAN="BASE:SUITE ...": only these full paths boot (make check's
+# subset); the others of the matrix are listed as skipped, never passed.
+# Empty: the whole matrix, every build on every suite.
+plan=${VM_FULL_PLAN:-}
+for p in $plan; do
+	[[ $p =~ ^[0-9]+\.[0-9]+:[a-z]+$ ]] || die "check-vm: VM_FULL_PLAN: '$p' is not BASE:SUITE (e.g. 6.12:trixie)"
+	case " $full_suites " in *" ${p#*:} "*) ;; *) die "check-vm: VM_FULL_PLAN: '$p': suite ${p#*:} is not in VM_FULL_SUITES ($full_suites)" ;; esac
+done
+tests=() first_build='' outside_plan=()
 declare -A build_of suite_of
 for b in $builds; do
 	base=$(bid_get "$b" BASE)
@@ -84,10 +96,17 @@ for b in $builds; do
 	for suite in $full_suites; do
 		t=full-$base
 		[ "$suite" = bookworm ] || t+=-$suite
+		if [ -n "$plan" ] && [[ " $plan " != *" $base:$suite "* ]]; then
+			selected "$t" && outside_plan+=("$t")
+			continue
+		fi
 		build_of[$t]=$b suite_of[$t]=$suite
 		tests+=("$t")
 	done
 	[ -n "$first_build" ] || first_build=$b
+done
+for p in $plan; do
+	[ -n "${build_of[quick-${p%%:*}]:-}" ] || die "check-vm: VM_FULL_PLAN: '$p': no build of base ${p%%:*} in VM_BUILDS"
 done
 for b in ${VM_DEBUG_BUILDS:-}; do
 	base=$(bid_get "$b" BASE)
@@ -124,9 +143,15 @@ for t in "${tests[@]}"; do
 	run_test --summary "$t" env MKCHROOT_SUITE="${suite_of[$t]:-bookworm}" "$here/guest.sh" "${t%%-*}" "${build_of[$t]}"
 done
 
-echo "vm: checks skipped (not live on these guests; never counted as passed):"
-for log in "$logs"/*.log; do
-	sed -n "s|^  SKIP: |  [$(basename "$log" .log)] |p" "$log"
-done | grep . || echo "  (none)"
+echo "vm: checks skipped (not live on these guests, or not in this run's plan; never counted as passed):"
+{
+	for log in "$logs"/*.log; do
+		sed -n "s|^  SKIP: |  [$(basename "$log" .log)] |p" "$log"
+	done
+	for t in ${outside_plan[@]+"${outside_plan[@]}"}; do
+		echo "  [$t] not booted: outside VM_FULL_PLAN ($plan); make check-vm-all boots the whole matrix"
+	done
+} | grep . || echo "  (none)"
+run_checks_s=$((run_checks_s + ${#outside_plan[@]}))
 echo "vm: total $((SECONDS - t_all)) s"
 run_summary vm

@@ -59,7 +59,8 @@ inputs=$( {
 	for f in ${fragment_files[@]+"${fragment_files[@]}"}; do echo "$f"; sha256sum <"$f"; done
 } | kb_sha)
 cstamp=$KB_BUILD/.mmbatch-config
-if [ -f "$KB_BUILD/.config" ] && [ "$(cat "$cstamp" 2>/dev/null)" = "$inputs" ]; then
+if [ -f "$KB_BUILD/.config" ] && [ "$(cat "$cstamp" 2>/dev/null)" = "$inputs" ] &&
+	[ "$(cat "$KB_BUILD/localversion-mmbatch" 2>/dev/null)" = "$KB_LOCALVERSION_FULL" ]; then
 	kb_write_identity "$KB_BUILD/mmbatch-build.env"
 	echo "config: $KB_RELEASE: up to date (inputs unchanged)" >&2
 	[ -z "${KB_IDENTITY_OUT:-}" ] || echo "$KB_BUILD/mmbatch-build.env" >"$KB_IDENTITY_OUT"
@@ -121,7 +122,12 @@ fragments=("${ours[@]}")
 for f in ${FRAGMENTS:-}; do fragments+=("$(realpath "$f")"); done
 {
 	echo "# knobs (tools/kbuild/config.sh)"
-	echo "CONFIG_LOCALVERSION=\"$KB_LOCALVERSION_FULL\""
+	# The release suffix lives in the build dir's localversion-mmbatch
+	# file (step 5), not here: CONFIG_LOCALVERSION lands in autoconf.h,
+	# which every object includes, so builds that differ only in their
+	# release (extra patches, the next series) would share no ccache
+	# direct-mode hit.
+	echo 'CONFIG_LOCALVERSION=""'
 	echo "# CONFIG_LOCALVERSION_AUTO is not set"
 	if [ -n "$KB_NR_CPUS" ]; then
 		# MAXSMP pins NR_CPUS to 8192; above 512 x86 needs off-stack
@@ -209,6 +215,13 @@ if ! cmp -s "$work/.config" "$KB_BUILD/.config"; then
 	cp "$work/.config" "$KB_BUILD/.config.new"
 	mv -f "$KB_BUILD/.config.new" "$KB_BUILD/.config"
 fi
+# The release suffix: kbuild's scripts/setlocalversion appends the build
+# dir's localversion* files on every make (before CONFIG_LOCALVERSION).
+lv=$KB_BUILD/localversion-mmbatch
+if [ "$(cat "$lv" 2>/dev/null)" != "$KB_LOCALVERSION_FULL" ]; then
+	echo "$KB_LOCALVERSION_FULL" >"$lv.new"
+	mv -f "$lv.new" "$lv"
+fi
 {
 	echo "mmbatch kernel config report"
 	echo "release:      $KB_RELEASE"
@@ -216,6 +229,7 @@ fi
 	echo "variant:      $KB_VARIANT${KB_XHASH:+ + extra patches $KB_XHASH}"
 	echo "series:       ${KB_SERIES_DIR#"$TOP/"} version $KB_SERIES_VERSION, $(grep -c . <<<"$KB_SERIES_ENTRIES" || true) patches, sha256 $KB_SERIES_HASH"
 	echo "flavor:       $KB_FLAVOR"
+	echo "suffix:       $KB_LOCALVERSION_FULL (the build dir's localversion-mmbatch; CONFIG_LOCALVERSION empty)"
 	echo "base config:  $base_desc"
 	if [ -n "$KB_SIGN_KEY" ]; then
 		echo "signing:      modules: signed with key $KB_SIGN_FPR ($KB_SIGN_SUBJECT; SIGN_KEY, MODULE_SIG_ALL=y, certificate in the built-in keyring); trusted/revocation key lists cleared"
