@@ -61,10 +61,19 @@ provision)
 	# lists every installed kernel, GRUB_DEFAULT=saved.
 	vm_expect "running kernel (booted directly)" "$good" "$(uname -r)"
 	sed -i 's/^GRUB_DEFAULT=.*/GRUB_DEFAULT=saved/' /etc/default/grub
+	# PID 1 logs to the kernel log (test only): its crash handler's
+	# "Caught <SIG>" line is at emergency priority, so the console shows
+	# it even when the crash comes before journald flushed the runtime
+	# journal to disk (boot 4 on Debian 13: the BAD kernel crashed PID 1
+	# during the flush, and the line was lost with /run).
+	# shellcheck disable=SC2016 # grub-mkconfig's shell expands it
+	printf '%s\n' '# mmbatch canary test: PID 1 logs to the kernel log (its crash line on the console)' \
+		'GRUB_CMDLINE_LINUX="$GRUB_CMDLINE_LINUX systemd.log_target=kmsg"' >/etc/default/grub.d/90-mmbatch-canary-test.cfg
 	vm_expect "grub-install /dev/vda" 0 "$(grub-install --target=i386-pc /dev/vda >"$vm_tmp/gi.log" 2>&1; echo $?)"
 	[ -s "$vm_tmp/gi.log" ] && sed 's/^/  grub-install: /' "$vm_tmp/gi.log"
 	vm_expect "update-grub" 0 "$(update-grub >"$vm_tmp/ug.log" 2>&1; echo $?)"
 	sed 's/^/  update-grub: /' "$vm_tmp/ug.log"
+	vm_expect "grub.cfg: PID 1 logs to the kernel log" yes "$(grep -q 'systemd\.log_target=kmsg' /boot/grub/grub.cfg && echo yes || echo no)"
 	for k in "$good" "$bad" "$new"; do
 		vm_expect_match "grub.cfg has an entry for $k" "gnulinux-advanced-*>gnulinux-$k-advanced-*" "$(entry "$k")"
 	done
@@ -137,11 +146,11 @@ after-crash)
 	vm_expect "running kernel after PID 1 crashed on $bad (GRUB's saved default)" "$good" "$(uname -r)"
 	vm_expect_match "status says failed: never reached its verdict" "*$bad (failed)*why:*never reached its smoke verdict*exit=1" "$(status_out)"
 	status_out | sed 's/^/  /'
-	# PID 1's crash lines: "Caught <SEGV>" is logged at emergency
-	# priority, which journald writes to disk at once.
+	# PID 1's crash lines (the host checks them on boot 4's console, where
+	# they always land; the journal keeps them only when the crash came
+	# after journald's flush to /var/log/journal).
 	j=$(journalctl -b -1 -o cat --no-pager _PID=1 2>&1 | grep -E 'Caught <|Rebooting|Freezing' | paste -sd' ')
-	echo "  journal -b -1, PID 1: $j"
-	vm_expect_match "previous boot's journal: PID 1 caught the SIGSEGV" "*Caught <SEGV>*" "$j"
+	echo "  journal -b -1, PID 1: ${j:-(no crash line: the crash came before the flush)}"
 	vm_expect "previous boot's journal: PID 1 did not freeze" no "$(case "$j" in *Freezing*) echo yes ;; *) echo no ;; esac)"
 	vm_expect "GRUB next_entry consumed" "" "$(env_get next_entry)"
 	vm_expect "GRUB saved_entry still $good" "$(entry "$good")" "$(env_get saved_entry)"

@@ -133,7 +133,7 @@ rm -f "$logs"/*.log
 TEST_LOGS=$logs
 
 t_all=$SECONDS
-run_test --summary resolve_test env VM_BUILDS="$builds" bash "$here/resolve_test.sh"
+run_test --summary resolve_test env VM_BUILDS="$builds" VM_FULL_PLAN= bash "$here/resolve_test.sh"
 run_test --summary splat_test bash "$here/splat_test.sh"
 run_test --summary selftest_verdict_test bash "$here/selftest_verdict_test.sh"
 run_test --summary stress_ng_parse_test bash "$here/stress_ng_parse_test.sh"
