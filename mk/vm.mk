@@ -48,7 +48,7 @@ PHONY += check-vm
 check-vm: $(addprefix guest-packages-,$(VM_BASES)) $(addprefix debug-kernel-,$(CHECK_VM_DEBUG_BASES)) $(VM_BINS) | deps-vm
 	@VM_BUILDS="$(VM_BUILDS)" VM_DEBUG_BUILDS="$(foreach b,$(CHECK_VM_DEBUG_BASES),$(call debug_build,$(b)))" VM_FULL_PLAN="$(VM_FULL_PLAN)" VM_KERNEL=$(VM_KERNEL) $(TOP)/tests/vm/run.sh
 
-## test: check-vm-all  check-vm on the whole matrix (about 20 minutes more than check-vm): the full path of every base on Debian 12 and 13 (VM_FULL_SUITES), the debug builds of VM_DEBUG_BASES (6.12 6.1)
+## test: check-vm-all  check-vm on the whole matrix (two more full-path boots, about 200 s each, and the 6.1 debug guest with its build): the full path of every base on Debian 12 and 13 (VM_FULL_SUITES), the debug builds of VM_DEBUG_BASES (6.12 6.1)
 PHONY += check-vm-all
 check-vm-all: $(addprefix guest-packages-,$(VM_BASES)) $(VM_DEBUG_KERNELS) $(VM_BINS) | deps-vm
 	@VM_BUILDS="$(VM_BUILDS)" VM_DEBUG_BUILDS="$(VM_DEBUG_BUILDS)" VM_FULL_PLAN= VM_KERNEL=$(VM_KERNEL) $(TOP)/tests/vm/run.sh
