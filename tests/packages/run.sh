@@ -16,6 +16,8 @@
 #   chroot-trixie     the same packages and checks in a Debian 13 (trixie)
 #                     chroot: dracut 106, systemd 257, merged /usr (the
 #                     packages are built once, on Debian 12, for both)
+#   mkchroot_cache    mkchroot.sh's cache with a stand-in debootstrap: the
+#                     machine's, shared by clones, rebuilt past its age
 #   debug             debug_test.sh of each debug build (PKG_TEST_DEBUG_BUILDS)
 #                     against the normal build of its base: other names
 #                     (+debug), disjoint file lists, rpm -i --test of both
@@ -128,6 +130,7 @@ run_test contents contents_all
 run_test contents_rejects contents_rejects "${builds[0]}"
 run_test rpm each "$here/rpm_test.sh"
 run_test chroot "$here/chroot_test.sh" "${builds[@]}" ${debug_builds[@]+"${debug_builds[@]}"}
+run_test mkchroot_cache "$here/mkchroot_cache_test.sh"
 run_test chroot-trixie "$here/chroot_test.sh" --suite trixie "${builds[@]}" ${debug_builds[@]+"${debug_builds[@]}"}
 run_test identity "$here/identity_test.sh" "${builds[0]}"
 run_test debug debug_all

@@ -39,7 +39,7 @@
 #   MAN_DIR (the built man pages, out/man: verify's own `man PAGE` runs find
 #   the package's pages there; unset, verify skips every man: page, --man=no),
 #   UNIT_VERIFY_SUITES (default trixie; empty: the host's verify only, noted
-#   as a skip), OUT (the chroot cache, $OUT/cache/chroot), TEST_STAGE, ONLY.
+#   as a skip), OUT, MKCHROOT_CACHE (the chroot cache, tools/pkg/mkchroot.sh), TEST_STAGE, ONLY.
 # shellcheck disable=SC2154 # VAR_out is set by capture
 set -eu
 
