@@ -56,10 +56,11 @@ $(GUEST_KERNELS): guest-kernel-%: | deps-kernel
 # FLAVOR=guest DEBUG=1, every other knob unset).
 debug_build = $(OUT)/build/$(1)-guest-debug/mmbatch-build.env
 DEBUG_KERNELS := $(addprefix debug-kernel-,$(GUEST_BASES))
-# The debug kernels `make check` builds and boots: a KASAN+lockdep build
-# costs two to five guest builds' time, so make check holds one base's;
-# make check-vm-all (and check-vm-debug) build and boot every base's.
-CHECK_DEBUG_BASES ?= 6.12
+# The debug kernels `make check` builds and boots (issue 14: the debug
+# guests of both bases boot in make check). A KASAN+lockdep build costs two
+# to five guest builds' time cold; CHECK_DEBUG_BASES=6.12 makes a shorter
+# check that lists 6.1's as skipped.
+CHECK_DEBUG_BASES ?= 6.12 6.1
 
 ## kernel: debug-kernels  the debug guest kernels of every base in GUEST_BASES, each recorded in out/build/<base>-guest-debug/mmbatch-build.env
 PHONY += debug-kernels

@@ -40,6 +40,7 @@
 # VM_DEBUG_INTEGRITY (mmbench integrity options, default "--seconds 8
 # --reps 2": 80 s there), VM_DEBUG_MIGRATIONS (pages the kernel must migrate
 # during it, default 10000: it migrated 28908 there),
+# VM_DEBUG_KINDS_SECONDS (seconds of each integrity kind there, default 6),
 # MKCHROOT_SUITE (default bookworm; labels and
 # logs name another suite), MMBENCH_STATIC (default $OUT/bin/static/mmbench),
 # MMBATCHD (default $OUT/bin/mmbatchd), VMTEST_* (tools/vmtest/vmtest).
@@ -150,7 +151,7 @@ if [ "$mode" != full ]; then
 		guest_env="GUEST_CPUS=$cpus ST_LIST=${st_list##*/}"
 		boot=(--timeout "${VM_DEBUG_TIMEOUT:-900}" --mem "${VM_DEBUG_MEM:-3072}" --cpus "$cpus")
 		# shellcheck disable=SC2089
-		guest_env+=" DEBUG_GUEST=1 INTEGRITY_ARGS='${VM_DEBUG_INTEGRITY:---seconds 8 --reps 2}' INTEGRITY_MIN_PAGES=${VM_DEBUG_MIGRATIONS:-10000}"
+		guest_env+=" DEBUG_GUEST=1 INTEGRITY_ARGS='${VM_DEBUG_INTEGRITY:---seconds 8 --reps 2}' INTEGRITY_MIN_PAGES=${VM_DEBUG_MIGRATIONS:-10000} INTEGRITY_KINDS_SECONDS=${VM_DEBUG_KINDS_SECONDS:-6}"
 	fi
 	echo "$TEST_NAME: booting (drain knob in the series: $drain; ${boot[*]}${guest_env:+; $guest_env})"
 	# shellcheck disable=SC2090
