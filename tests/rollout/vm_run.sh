@@ -99,15 +99,23 @@ host_stop() {
 # one is closed at once ("kex_exchange_identification: Connection closed by
 # remote host", ssh exit 255; seen after scenario A of run 5). Such a
 # connection failure is tried again, 6 times 5 s apart; the command's own
-# status is returned as it is.
+# status is returned as it is. The failed tries' ssh errors go to
+# $T/ssh-retries.log, not to stderr: checks capture `on ... 2>&1`, and on
+# 2026-12-04 two retried-then-answered reads of `uname -r` failed their
+# checks on those lines alone (A: h2 runs NEW, B: h1 is back on NEW).
 on() {
-	local h=$1 try rc
+	local h=$1 try rc err=$T/ssh-err.$1
 	shift
 	for try in 1 2 3 4 5 6; do
 		rc=0
-		ssh -F "$T/ssh/config" -p "${port[$h]}" root@127.0.0.1 "$@" || rc=$?
-		[ "$rc" -eq 255 ] && [ "$try" -lt 6 ] || return "$rc"
-		sleep 5
+		ssh -F "$T/ssh/config" -p "${port[$h]}" root@127.0.0.1 "$@" 2>"$err" || rc=$?
+		if [ "$rc" -eq 255 ] && [ "$try" -lt 6 ]; then
+			sed "s/^/$h, try $try: /" "$err" >>"$T/ssh-retries.log"
+			sleep 5
+			continue
+		fi
+		cat "$err" >&2
+		return "$rc"
 	done
 }
 # wait_ssh NAME SECONDS: until the host answers over ssh.
