@@ -62,3 +62,9 @@ check-packages: guest-packages $(addprefix debug-packages-,$(PKG_TEST_DEBUG_BASE
 PHONY += repro-check
 repro-check: | deps-packages
 	@$(TOP)/tools/pkg/repro-check.sh
+
+## bench: bench-codecs  the package compressors measured on one debug payload (tools/pkg/codec-bench.sh): size, wall and CPU time of each candidate for DEB and RPM, and whether the bytes depend on the thread count; CODEC_PAYLOAD=DIR|DEB (a staged build's dbg/ tree, or a -dbg .deb), CODEC_CANDIDATES='...'
+PHONY += bench-codecs
+bench-codecs: | deps-packages
+	@[ -n "$(CODEC_PAYLOAD)" ] || { echo "ERROR: bench-codecs: CODEC_PAYLOAD is not set: a staged build's debug tree (out/pkgstage/<release>/dbg, FLAVOR=cloud) or a -dbg .deb (e.g. Debian's linux-image-<abi>-cloud-amd64-dbg: apt-get download)" >&2; exit 2; }
+	@$(TOP)/tools/pkg/codec-bench.sh --repro $(if $(CODEC_CANDIDATES),--candidates "$(CODEC_CANDIDATES)") "$(CODEC_PAYLOAD)"

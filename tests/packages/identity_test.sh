@@ -13,9 +13,15 @@
 #   4. a record of packages made from an older image is not handed out
 #      (bid_get fails naming file and key), nor skipped: packaging starts by
 #      removing it, so a failed run leaves no package keys;
-#   5. a new IMAGE_HASH (a rebuilt image) drops the package keys.
-# 3-5 on copies of the identity file with a fake build dir in scratch (no
-# kernel is built or packaged).
+#   5. a new IMAGE_HASH (a rebuilt image) drops the package keys;
+#   6. bad codec knobs (PKG_DEB_CODEC, PKG_RPM_PAYLOAD, PKG_THREADS) fail
+#      with one line naming the knob and write nothing;
+#   7. packaged again (a copy of the identity file, scratch output) with
+#      twice the CPUs as dpkg-deb threads: both formats made side by side,
+#      each phase timed and each package sized, and the kernel packages
+#      byte for byte the recorded ones.
+# 3-6 on copies of the identity file with a fake build dir in scratch (no
+# kernel is built or packaged); 7 packages the real build again.
 #   identity_test.sh BUILD   (a packaged build's identity file)
 # Reads: TOP, OUT.
 set -eu
@@ -59,6 +65,36 @@ capture rc env -u BUILD "$packages_sh"
 expect_fails "packages.sh without BUILD" '^ERROR: .*BUILD' "$rc" "$rc_out"
 capture rc env BUILD="$T/none/mmbatch-build.env" "$packages_sh"
 expect_fails "packages.sh, BUILD names no file" "^ERROR: build identity $(re_quote "$T")/none/mmbatch-build.env: no such file" "$rc" "$rc_out"
+
+echo "- bad codec knobs: one line naming the knob, nothing written"
+id_before=$(sha "$build")
+mkdir -p "$T/pkgs-bad"
+for knob in PKG_DEB_CODEC=lz4:1 PKG_DEB_CODEC=zstd:23 PKG_RPM_PAYLOAD=w9.bzdio PKG_RPM_PAYLOAD=w3T2.zstdio PKG_THREADS=0; do
+	capture rc env "$knob" BUILD="$build" PKG_OUT="$T/pkgs-bad" PKG_STAGE="$T/stage-bad" "$packages_sh"
+	expect_fails "packages.sh $knob" "^ERROR: package: $(re_quote "${knob%%=*}")='$(re_quote "${knob#*=}")': expected " "$rc" "$rc_out"
+	expect_eq "packages.sh $knob: lines" 1 "$(grep -c . <<<"$rc_out")"
+done
+expect_eq "identity file after the bad knobs (sha256)" "$id_before" "$(sha "$build")"
+expect_eq "packages made with bad knobs" "" "$(ls "$T/pkgs-bad")"
+
+echo "- packaged again with twice the threads, both formats side by side: the same bytes"
+# A copy of the identity file names the same build dir; the packages go to
+# scratch and are recorded in the copy only.
+cp "$build" "$T/threads.env"
+threads=$(($(nproc) * 2))
+capture rc env BUILD="$T/threads.env" PKG_OUT="$T/pkgs-threads" PKG_STAGE="$T/stage-threads" \
+	PKG_THREADS="$threads" PKG_MMBATCHD=0 "$packages_sh"
+expect_ok "packages.sh PKG_THREADS=$threads" "$rc" "$rc_out"
+expect_match "packages.sh PKG_THREADS=$threads: both formats at once" \
+	'^package: DEBs \(.*\) and RPMs \(.*\) side by side in [0-9]+ s \(DEBs in [0-9]+ s, RPMs in [0-9]+ s; '"$threads"' threads' "$rc_out"
+expect_match "packages.sh PKG_THREADS=$threads: the staged size" '^package: staged in [0-9]+ s: [0-9.]+ MB in ' "$rc_out"
+for k in IMAGE_DEB HEADERS_DEB KERNEL_RPM DEVEL_RPM; do
+	f=$(pk_get "$T/threads.env" "$k")
+	expect_match "packages.sh PKG_THREADS=$threads: the size of $k" "^package:   $(re_quote "$(basename "$f")"): [0-9.]+ MB\$" "$rc_out"
+	expect_eq "$k made with $threads threads = the recorded one (sha256)" "$(sha "$(pk_get "$build" "$k")")" "$(sha "$f")"
+done
+expect_eq "identity file after packaging a copy (sha256)" "$id_before" "$(sha "$build")"
+rm -rf "$T/pkgs-threads" "$T/stage-threads"
 
 # A fake build: the real identity, copied, with its own build dir and image;
 # packages recorded from an older image.

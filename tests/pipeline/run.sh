@@ -33,7 +33,9 @@
 #            VM harness); each build is then read through its identity file,
 #            by path (out/build/<base>-guest/mmbatch-build.env); the
 #            release suffix in the build dir's localversion-mmbatch, not
-#            in CONFIG_LOCALVERSION (autoconf.h: ccache direct mode).
+#            in CONFIG_LOCALVERSION (autoconf.h: ccache direct mode); on a
+#            build dir's first build, the objects total from kbuild's dry
+#            run (within 10% of the objects then compiled).
 # Reads: TOP, OUT, MAKE, ONLY (tests/lib/assert.sh's selector),
 #        PIPELINE_DEBUG_BASES.
 set -eu
@@ -402,11 +404,25 @@ if selected kernel; then
 		expect_status "make config BASE=$base FLAVOR=guest" 0 "$rc"
 		expect_eq "make config: last line" "$bdir/.config" "$(tail -n1 "$T/cfg-$base.out")"
 		expect_eq "identity after make config: CONFIG" "$bdir/.config" "$(bid_get "$id" CONFIG 2>&1)"
+		first=1
+		[ ! -s "$bdir/.mmbatch-objcount" ] || first=0
 		set +e
 		$make_cmd --no-print-directory -C "$TOP" kernel BASE=$base FLAVOR=guest 2>&1 | tee "$T/k-$base.out" | grep --line-buffered -E '^(build|config|series): '
 		rc=${PIPESTATUS[0]}
 		set -e
 		expect_status "make kernel BASE=$base FLAVOR=guest" 0 "$rc"
+		if [ $first = 1 ] && grep -q '^build: .* phase compile' "$T/k-$base.out"; then
+			# The first build of the dir: the total from kbuild's dry run,
+			# within 10% of what the build then compiled.
+			planned=$(sed -n 's/^build: first build of this dir: .* (objects total \([0-9]*\);.*/\1/p' "$T/k-$base.out")
+			done_n=$(sed -n 's/^build: .* done in [0-9]* s (\([0-9]*\) objects compiled.*/\1/p' "$T/k-$base.out")
+			expect_match "first build: kbuild's dry run gives the objects total" '^[0-9]+$' "$planned"
+			expect_match "first build: the counter shows that total" "objects [0-9]+/$planned\$|objects [0-9]+/$planned\)|objects [0-9]+/$planned, ETA" "@$T/k-$base.out"
+			expect_eq "first build: the total within 10% of the $done_n objects compiled" yes \
+				"$(awk -v p="${planned:-0}" -v d="${done_n:-0}" 'BEGIN { print (d > 0 && p >= d * 0.9 && p <= d * 1.1) ? "yes" : "no: " p " planned" }')"
+		else
+			skip "first build's objects total" "$bdir was built before (its .mmbatch-objcount is there) or nothing compiled: the dry-run total shows on a dir's first build only"
+		fi
 		expect_eq "make kernel: last line" "$bdir/arch/x86/boot/bzImage" "$(tail -n1 "$T/k-$base.out")"
 		image=$(bid_get "$id" IMAGE 2>&1 || true)
 		expect_eq "identity IMAGE" "$bdir/arch/x86/boot/bzImage" "$image"

@@ -9,10 +9,10 @@
 # only those kbuild targets (e.g. "mm/"; the distcc test uses it) and prints the
 # build dir last instead of the bzImage. The build identity is fixed
 # (SOURCE_DATE_EPOCH, KBUILD_BUILD_TIMESTAMP/USER/HOST, see lib.sh). Prints
-# phase lines with elapsed times and an objects done/total counter (total:
-# this dir's last full build or a sibling's of the same base and flavor; "?"
-# before the first); the full
-# kbuild output goes to build.log, whose tail is shown on failure.
+# phase lines with elapsed times and an objects done/total counter with an
+# ETA (total: this dir's last full build; on its first build, prepare runs
+# alone and kbuild's own dry run, `make -n`, counts the compiles it plans);
+# the full kbuild output goes to build.log, whose tail is shown on failure.
 # Reads: BASE, SRC, FLAVOR, NR_CPUS, LOCALVERSION, PATCHES, EXTRA_PATCHES,
 #        JOBS (default nproc, or the distcc slots), CCACHE (default 1; 0 = plain
 #        gcc), CCACHE_DIR, DISTCC_HOSTS (distcc's host list, e.g.
@@ -61,12 +61,6 @@ kb_lock "$KB_BUILD.lock"
 log=$KB_BUILD/build.log
 countf=$KB_BUILD/.mmbatch-objcount
 total=$(cat "$countf" 2>/dev/null || true)
-if [ -z "$total" ]; then
-	# A sibling build of the same base and flavor is a fair first estimate.
-	for f in "$OUT/build/$KB_SRCID-$KB_FLAVOR"*/.mmbatch-objcount; do
-		[ -f "$f" ] && { total=$(cat "$f"); break; }
-	done
-fi
 ccache_stats() {
 	[ "${CCACHE:-1}" = 1 ] || return 0
 	ccache --print-stats 2>/dev/null | awk '
@@ -78,10 +72,12 @@ stats0=$(ccache_stats)
 echo "build: $KB_RELEASE in $KB_BUILD (make -j$jobs, CC='$cc', log $log)" >&2
 
 # kbuild's one-line-per-step output becomes phase lines and a progress count.
+# progress T0 N0: T0 the build's start ($SECONDS), N0 the objects compiled
+# before this make ran (by its prepare run); the count goes to
+# .mmbatch-lastcount.
 progress() {
-	local t0=$SECONDS last=$SECONDS n=0 phase=0 line
+	local t0=$1 n=$2 last=$SECONDS phase=0 line
 	local names=(prepare compile link image modules)
-	echo "build: [$(printf '%4d' 0)s] phase prepare" >&2
 	while IFS= read -r line; do
 		printf '%s\n' "$line" >>"$log"
 		local p=$phase
@@ -98,17 +94,53 @@ progress() {
 		fi
 		if [ $((SECONDS - last)) -ge "${PROGRESS_SECONDS:-30}" ]; then
 			last=$SECONDS
-			echo "build: [$(printf '%4d' $((SECONDS - t0)))s] ${names[phase]}: objects $n/${total:-?}" >&2
+			echo "build: [$(printf '%4d' $((SECONDS - t0)))s] ${names[phase]}: objects $n/${total:-?}$(eta "$t0" "$n")" >&2
 		fi
 	done
 	echo "$n" >"$KB_BUILD/.mmbatch-lastcount"
 }
 
+# eta T0 N: ", ETA about Xm Ys" from the compile rate so far (N of $total
+# objects since T0), or nothing without a total or once N reaches it.
+eta() {
+	local spent=$((SECONDS - $1)) n=$2 left
+	[ -n "$total" ] && [ "$n" -gt 0 ] && [ "$n" -lt "$total" ] && [ "$spent" -gt 0 ] || return 0
+	left=$(((total - n) * spent / n))
+	printf ', ETA about %dm%02ds' $((left / 60)) $((left % 60))
+}
+
+# kmake ARGS...: kbuild's make in this build dir.
+kmake() {
+	make -C "$KB_TREE" O="$KB_BUILD" CC="$cc" HOSTCC="$cc" LOCALVERSION= "$@"
+}
+
 : >"$log"
 t0=$SECONDS
 rc=0
+echo "build: [$(printf '%4d' 0)s] phase prepare" >&2
+n0=0
+if [ -z "$total" ] && [ -z "${BUILD_TARGETS:-}" ]; then
+	# The first build of this dir: no count to go by. kbuild's dry run lists
+	# the compiles it plans once prepare's generated files exist (without
+	# them it stops at objtool); it misses the modules' .mod.o (made after
+	# modpost), a few percent.
+	kmake -j"$jobs" prepare 2>&1 | progress "$t0" 0 || rc=$?
+	if [ "$rc" -eq 0 ]; then
+		n0=$(cat "$KB_BUILD/.mmbatch-lastcount")
+		t1=$SECONDS
+		# It exits non-zero where a rule needs a file only a real run
+		# makes (vmlinux.a); what it listed up to there is the plan.
+		planned=$(kmake -n 2>/dev/null | grep -cE "^(.*; )?[[:space:]]*echo '  (CC|AS|HOSTCC|HOSTCXX) " || true)
+		if [ "${planned:-0}" -gt 0 ]; then
+			total=$((n0 + planned))
+			echo "build: first build of this dir: kbuild's dry run plans $planned objects after prepare's $n0 (objects total $total; dry run $((SECONDS - t1)) s)" >&2
+		else
+			kb_note "build: first build of this dir: kbuild's dry run listed no compile: objects total unknown"
+		fi
+	fi
+fi
 # shellcheck disable=SC2086 # BUILD_TARGETS is a list of kbuild targets
-make -C "$KB_TREE" O="$KB_BUILD" -j"$jobs" CC="$cc" HOSTCC="$cc" LOCALVERSION= ${BUILD_TARGETS:-} 2>&1 | progress || rc=$?
+[ "$rc" -ne 0 ] || kmake -j"$jobs" ${BUILD_TARGETS:-} 2>&1 | progress "$t0" "$n0" || rc=$?
 if [ "$rc" -ne 0 ]; then
 	echo "build: FAILED after $((SECONDS - t0)) s; last 40 lines of $log:" >&2
 	tail -n 40 "$log" >&2
@@ -124,7 +156,8 @@ if [ -n "${BUILD_TARGETS:-}" ]; then
 	echo "$KB_BUILD"
 	exit 0
 fi
-[ -n "$total" ] && [ "$total" -ge "$n" ] || echo "$n" >"$countf"
+# The dir's own count: its first full build's, or a larger one since.
+[ -s "$countf" ] && [ "$(cat "$countf")" -ge "$n" ] || echo "$n" >"$countf"
 image=$KB_BUILD/arch/x86/boot/bzImage
 [ -f "$image" ] || kb_die "build: make succeeded but $image is missing"
 release=$(cat "$KB_BUILD/include/config/kernel.release")

@@ -16,6 +16,7 @@
 #   KERNELRELEASE TEST/CASE VERDICT - WHY
 # Logs: $OUT/peer/selftests/run/<release>.{out,console,dmesg}.
 # Reads: OUT, VM_CPUS (4), VM_MEM (MiB, 2048; debug builds 3072),
+# SELFTESTS_DEBUG_SCALE (5: debug builds' per-test bounds, times the list's),
 # MMBENCH_STATIC (default $OUT/bin/static/mmbench), VMTEST_*.
 set -eu -o pipefail
 
@@ -36,6 +37,9 @@ while [ $# -gt 0 ]; do
 	esac
 done
 case $set_name in quick|full) ;; *) echo "ERROR: selftests-run: --set '$set_name': expected quick or full" >&2; exit 2 ;; esac
+debug_scale=${SELFTESTS_DEBUG_SCALE:-5}
+[[ "$debug_scale" =~ ^[1-9][0-9]?$ ]] ||
+	{ echo "ERROR: selftests-run: SELFTESTS_DEBUG_SCALE='$debug_scale': expected an integer from 1 to 99" >&2; exit 2; }
 [ $# -ge 1 ] || usage
 TEST_NAME=selftests
 # shellcheck source=tests/lib/assert.sh
@@ -58,19 +62,22 @@ for build in "$@"; do
 	list=$here/selftests-$base.list
 	cpus=${VM_CPUS:-4} mem=${VM_MEM:-2048}
 	[ "$debug" = 0 ] || mem=${VM_MEM:-3072}
-	# The bound of the boot: the tests' own timeouts, plus boot and margin;
-	# a debug kernel (KASAN, lockdep) runs everything about 5x slower.
-	limit=$(awk -v set="$set_name" -v only=",$only," '!/^[ \t]*(#|$)/ && (set == "full" || index("+" $2 "+", "+" set "+")) && (only == ",," || index(only, "," $1 ",")) { s += $3 } END { print s + 300 }' "$list")
-	[ "$debug" = 0 ] || limit=$((limit * 2))
+	# A debug kernel (KASAN, lockdep) runs everything about 5x slower: each
+	# test's bound is the list's times SELFTESTS_DEBUG_SCALE there (the list
+	# is sized for the normal guests). The bound of the boot: the tests'
+	# bounds, plus boot and margin.
+	scale=1
+	[ "$debug" = 0 ] || scale=$debug_scale
+	limit=$(awk -v set="$set_name" -v only=",$only," -v k="$scale" '!/^[ \t]*(#|$)/ && (set == "full" || index("+" $2 "+", "+" set "+")) && (only == ",," || index(only, "," $1 ",")) { s += $3 } END { print s * k + 300 }' "$list")
 	initramfs=$logs/$krel.initramfs.cpio.gz
-	echo "== $krel ($variant, debug $debug): selftests-$base.list set $set_name, $cpus vCPUs, $mem MiB, bound $limit s"
+	echo "== $krel ($variant, debug $debug): selftests-$base.list set $set_name, $cpus vCPUs, $mem MiB, each test's bound x$scale, boot bound $limit s"
 	"$here/selftests-initramfs.sh" -o "$initramfs" "$build" "$mmbench:/usr/bin/mmbench"
 	rc=0 t0=$SECONDS
 	"$top/tools/vmtest/vmtest" boot "$image" --initramfs "$initramfs" --cpus "$cpus" --nodes 2 --mem "$mem" \
 		--timeout "$limit" --append log_buf_len=8M --log "$logs/$krel.console" \
 		--add "$top/tests/vm/lib.sh" --add "$top/tests/vm/selftests_lib.sh" \
 		--add "$top/tests/vm/kselftest_verdict.awk" --add "$list" --add "$top/tests/vm/selftests_full.sh" \
-		-- "GUEST_CPUS=$cpus ST_LIST=${list##*/} ST_SET=$set_name${only:+ ST_ONLY=$only}" sh selftests_full.sh "$krel" > "$logs/$krel.out" || rc=$?
+		-- "GUEST_CPUS=$cpus ST_SCALE=$scale ST_LIST=${list##*/} ST_SET=$set_name${only:+ ST_ONLY=$only}" sh selftests_full.sh "$krel" > "$logs/$krel.out" || rc=$?
 	echo "$krel: the boot took $((SECONDS - t0)) s (vmtest exit $rc)"
 	grep -E '^(selftest|selftest-case|FAIL|NOT-LIVE) ' "$logs/$krel.out" | sed 's/^/    /' || true
 	expect_status "$krel: vmtest boot (selftests_full.sh; console $logs/$krel.console)" 0 "$rc"

@@ -146,37 +146,71 @@ pkg_shlibdeps() {
 	printf '%s\n' "$out" | sed -n 's/^shlibs:Depends=//p'
 }
 
+# The package compressors, PKG_DEB_CODEC (dpkg-deb's -Z and -z, CODEC:LEVEL)
+# and PKG_RPM_PAYLOAD (rpm's %_binary_payload; T0: rpm's threads, one per
+# CPU), and dpkg-deb's threads, PKG_THREADS (default: the CPUs).
+# tools/pkg/codec-bench.sh measures
+# the candidates (docs/building/packaging-speed.md). Threads change neither
+# a DEB's nor an RPM payload's bytes from 2 threads up (measured there), but
+# dpkg-deb's zstd with 1 thread does, and rpm records its macro in the
+# header (PAYLOADFLAGS): PKG_THREADS is at least 2 and the rpm macro keeps
+# T0 (auto) as written.
+PKG_DEB_CODEC=${PKG_DEB_CODEC:-gzip:9}
+PKG_RPM_PAYLOAD=${PKG_RPM_PAYLOAD:-w9.gzdio}
+PKG_THREADS=${PKG_THREADS:-$(nproc)}
+
+# pkg_check_codecs: fails with one line naming the knob when a codec knob is
+# not one the packaging knows.
+pkg_check_codecs() {
+	case $PKG_DEB_CODEC in
+	gzip:[1-9] | xz:[0-9] | zstd:[1-9] | zstd:1[0-9]) ;;
+	*) pkg_die "package: PKG_DEB_CODEC='$PKG_DEB_CODEC': expected gzip:1-9, xz:0-9 or zstd:1-19" ;;
+	esac
+	[[ "$PKG_RPM_PAYLOAD" =~ ^w[0-9]{1,2}(T0)?\.(gz|xz|zstd)dio$ ]] ||
+		pkg_die "package: PKG_RPM_PAYLOAD='$PKG_RPM_PAYLOAD': expected wLEVEL[T0].{gz,xz,zstd}dio (e.g. w9.gzdio, w3T0.zstdio)"
+	[[ "$PKG_THREADS" =~ ^[1-9][0-9]*$ ]] ||
+		pkg_die "package: PKG_THREADS='$PKG_THREADS': expected a positive integer"
+	[ "$PKG_THREADS" -ge 2 ] || PKG_THREADS=2
+}
+
 # pkg_deb DIR FILE: build FILE from DIR with dpkg-deb (sorted members, root
-# owner, mtimes clamped to SOURCE_DATE_EPOCH by dpkg-deb as well). gzip, not
-# xz: the headers package compresses ~5x faster, and both are deterministic.
+# owner, mtimes clamped to SOURCE_DATE_EPOCH by dpkg-deb as well), compressed
+# with PKG_DEB_CODEC.
 pkg_deb() {
 	local dir=$1 file=$2 tmp
+	pkg_check_codecs
 	pkg_normalize "$dir"
 	tmp=$(mktemp "$file.XXXXXX")
-	dpkg-deb --root-owner-group -Zgzip -z9 --build "$dir" "$tmp" >/dev/null
+	dpkg-deb --root-owner-group -Z"${PKG_DEB_CODEC%%:*}" -z"${PKG_DEB_CODEC#*:}" --threads-max="$PKG_THREADS" \
+		--build "$dir" "$tmp" >/dev/null
 	mv -f "$tmp" "$file"
 	chmod 0644 "$file"
 }
+
+# pkg_size FILE: its size in MB, one decimal.
+pkg_size() { awk -v b="$(stat -c %s "$1")" 'BEGIN { printf "%.1f MB", b / 1e6 }'; }
 
 # pkg_arch: the Debian architecture of the build (x86_64 kernels only).
 pkg_deb_arch() { echo amd64; }
 pkg_rpm_arch() { echo x86_64; }
 
 # pkg_rpmbuild SPEC TOPDIR CHANGELOG_TEXT [--define 'k v']...: binary-only
-# rpmbuild with everything machine-specific pinned (build host, build time
+# rpmbuild, its payload compressed with PKG_RPM_PAYLOAD (T0: as many threads
+# as CPUs, rpm's own count), with everything machine-specific pinned (build host, build time
 # and file mtimes from SOURCE_DATE_EPOCH, packager, changelog date). The
 # RPMs land in TOPDIR/RPMS/<arch>/. rpmbuild's dependency check would read
 # the (empty) rpm database of a Debian host: --nodeps.
 pkg_rpmbuild() {
 	local spec=$1 top=$2 text=$3
 	shift 3
+	pkg_check_codecs
 	mkdir -p "$top"
 	rpmbuild -bb --nodeps --quiet --target "$(pkg_rpm_arch)" \
 		--define "_topdir $top" \
 		--define "_buildhost mmbatch" \
 		--define "use_source_date_epoch_as_buildtime 1" \
 		--define "clamp_mtime_to_source_date_epoch 1" \
-		--define "_binary_payload w9.gzdio" \
+		--define "_binary_payload $PKG_RPM_PAYLOAD" \
 		--define "packager $PKG_MAINTAINER" \
 		--define "changelog_date $(LC_ALL=C date -u -d "@$SOURCE_DATE_EPOCH" '+%a %b %d %Y')" \
 		--define "changelog_text $text" \

@@ -19,12 +19,16 @@
 # (mmbatchd-pkg.sh --inputs). Packaging starts by removing the package keys,
 # so a failed run leaves none, and records them only when the image is still
 # the one IMAGE_HASH names.
+# The DEBs and RPMs are made at the same time from the staged tree, with
+# the compressors PKG_DEB_CODEC and PKG_RPM_PAYLOAD (lib.sh); each phase
+# prints its time and each package its size.
 # Prints every package path, one a line, last.
 #   BUILD=FILE packages.sh
 #   packages.sh --from-knobs   BUILD unset: the build the kbuild knobs name
 #                              (BASE FLAVOR NR_CPUS ...), what `make packages`
 #                              does; says which on stderr
-# Reads: BUILD, PKG_OUT, PKG_STAGE, PKG_MMBATCHD (default 1), the kbuild knobs
+# Reads: BUILD, PKG_OUT, PKG_STAGE, PKG_MMBATCHD (default 1), PKG_DEB_CODEC,
+# PKG_RPM_PAYLOAD, PKG_THREADS, the kbuild knobs
 # (only with --from-knobs and no BUILD).
 set -eu
 
@@ -41,6 +45,8 @@ esac
 
 here=$(dirname "$0")
 . "$here/lib.sh"
+# A bad codec knob fails here, before any package key is dropped.
+pkg_check_codecs
 if [ -z "${BUILD:-}" ] && [ $from_knobs = 1 ]; then
 	BUILD=$(pkg_build_of_knobs) || exit 1
 	pkg_note "package: BUILD not set: the build of the knobs (BASE=${BASE:-6.12} FLAVOR=${FLAVOR:-cloud} ...): $BUILD"
@@ -63,12 +69,25 @@ PKG_OUT=$(realpath "$PKG_OUT")
 
 # run_into VAR CMD...: CMD's output lines into array VAR; CMD's failure is ours.
 list_tmp=$(mktemp)
-trap 'rm -f "$list_tmp"' EXIT
+trap 'rm -f "$list_tmp" "$list_tmp".*' EXIT
 run_into() {
 	local var=$1
 	shift
 	"$@" >"$list_tmp" || pkg_die "package: $(basename "$1") failed (see above)"
 	mapfile -t "$var" <"$list_tmp"
+}
+
+# in_background NAME CMD...: CMD in the background, its output lines to
+# $list_tmp.NAME, its stderr to $list_tmp.NAME.err, and "STATUS SECONDS" to
+# $list_tmp.NAME.done when it ends.
+in_background() {
+	local name=$1
+	shift
+	(
+		t=$SECONDS rc=0
+		"$@" >"$list_tmp.$name" 2>"$list_tmp.$name.err" || rc=$?
+		echo "$rc $((SECONDS - t))" >"$list_tmp.$name.done"
+	) &
 }
 
 # key_for PATH: the identity key of a package file.
@@ -190,17 +209,30 @@ else
 	bid_unset "$PKG_BUILD" $BID_PACKAGE_KEYS
 	debs=() rpms=()
 	stage=$("$here/stage-kernel.sh")
-	echo "package: staged in $((SECONDS - t0)) s" >&2
+	echo "package: staged in $((SECONDS - t0)) s: $(du -sb "$stage" | awk '{ printf "%.1f MB", $1 / 1e6 }') in $stage" >&2
 	staged=$(sha256sum <"$stage/boot/vmlinuz" | cut -c1-64)
 	[ "$staged" = "$IMAGE_HASH" ] ||
 		pkg_die "package: the staged image $stage/boot/vmlinuz ($staged) is not IMAGE_HASH of $PKG_BUILD ($IMAGE_HASH): the image changed while packaging"
+	# Both formats at once from the one staged tree (each only reads it):
+	# on N cores each compressor gets its share instead of waiting for
+	# the other's single-threaded phases (tar and cpio, file digests).
 	t1=$SECONDS
-	run_into debs "$here/kernel-deb.sh" "$stage"
-	echo "package: DEBs in $((SECONDS - t1)) s" >&2
-	t1=$SECONDS
-	run_into rpms "$here/kernel-rpm.sh" "$stage"
-	echo "package: RPMs in $((SECONDS - t1)) s" >&2
+	in_background deb "$here/kernel-deb.sh" "$stage"
+	in_background rpm "$here/kernel-rpm.sh" "$stage"
+	wait
+	read -r deb_rc t_deb <"$list_tmp.deb.done"
+	read -r rpm_rc t_rpm <"$list_tmp.rpm.done"
+	# Their notes, one format after the other (not interleaved).
+	cat "$list_tmp.deb.err" "$list_tmp.rpm.err" >&2
+	[ "$deb_rc" -eq 0 ] || pkg_die "package: kernel-deb.sh failed (exit $deb_rc, see above)"
+	[ "$rpm_rc" -eq 0 ] || pkg_die "package: kernel-rpm.sh failed (exit $rpm_rc, see above)"
+	mapfile -t debs <"$list_tmp.deb"
+	mapfile -t rpms <"$list_tmp.rpm"
 	[ ${#debs[@]} -ge 2 ] && [ ${#rpms[@]} -ge 2 ] || pkg_die "package: kernel packaging failed (see above)"
+	for f in "${debs[@]}" "${rpms[@]}"; do
+		echo "package:   $(basename "$f"): $(pkg_size "$f")" >&2
+	done
+	echo "package: DEBs ($PKG_DEB_CODEC) and RPMs ($PKG_RPM_PAYLOAD) side by side in $((SECONDS - t1)) s (DEBs in $t_deb s, RPMs in $t_rpm s; $PKG_THREADS threads for dpkg-deb)" >&2
 	all=("${debs[@]}" "${rpms[@]}")
 	now=$(bid_get "$PKG_BUILD" IMAGE_HASH) || exit 1
 	[ "$now" = "$IMAGE_HASH" ] ||
@@ -222,7 +254,7 @@ if [ "${PKG_MMBATCHD:-1}" = 1 ]; then
 		# The daemon packages date from the repo, not from this kernel build.
 		run_into tools env -u SOURCE_DATE_EPOCH "$here/mmbatchd-pkg.sh"
 		[ ${#tools[@]} -eq 2 ] || pkg_die "package: mmbatchd packaging failed (see above)"
-		echo "package: mmbatchd DEB+RPM in $((SECONDS - t1)) s" >&2
+		echo "package: mmbatchd DEB+RPM in $((SECONDS - t1)) s: $(for f in "${tools[@]}"; do printf '%s %s; ' "$(basename "$f")" "$(pkg_size "$f")"; done)" >&2
 	fi
 	kv=()
 	for p in "${tools[@]}"; do
