@@ -160,7 +160,7 @@ PKG_RPM_PAYLOAD=${PKG_RPM_PAYLOAD:-w9.gzdio}
 PKG_THREADS=${PKG_THREADS:-$(nproc)}
 
 # pkg_check_codecs: fails with one line naming the knob when a codec knob is
-# not one the packaging knows.
+# not one the packaging knows; raises PKG_THREADS to 2 (see above).
 pkg_check_codecs() {
 	case $PKG_DEB_CODEC in
 	gzip:[1-9] | xz:[0-9] | zstd:[1-9] | zstd:1[0-9]) ;;
