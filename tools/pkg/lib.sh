@@ -149,12 +149,11 @@ pkg_shlibdeps() {
 # The package compressors, PKG_DEB_CODEC (dpkg-deb's -Z and -z, CODEC:LEVEL)
 # and PKG_RPM_PAYLOAD (rpm's %_binary_payload; T0: rpm's threads, one per
 # CPU), and dpkg-deb's threads, PKG_THREADS (default: the CPUs).
-# tools/pkg/codec-bench.sh measures
-# the candidates (docs/building/packaging-speed.md). Threads change neither
-# a DEB's nor an RPM payload's bytes from 2 threads up (measured there), but
-# dpkg-deb's zstd with 1 thread does, and rpm records its macro in the
-# header (PAYLOADFLAGS): PKG_THREADS is at least 2 and the rpm macro keeps
-# T0 (auto) as written.
+# tools/pkg/codec-bench.sh measures the candidates (figures in
+# docs/building/packages.md). Threads changed neither a DEB's nor an RPM
+# payload's bytes from 2 threads up, but dpkg-deb's zstd with 1 thread did,
+# and rpm records its macro in the header (PAYLOADFLAGS): PKG_THREADS is at
+# least 2 and the rpm macro keeps T0 (auto) as written.
 PKG_DEB_CODEC=${PKG_DEB_CODEC:-gzip:9}
 PKG_RPM_PAYLOAD=${PKG_RPM_PAYLOAD:-w9.gzdio}
 PKG_THREADS=${PKG_THREADS:-$(nproc)}
@@ -187,8 +186,8 @@ pkg_deb() {
 	chmod 0644 "$file"
 }
 
-# pkg_size FILE: its size in MB, one decimal.
-pkg_size() { awk -v b="$(stat -c %s "$1")" 'BEGIN { printf "%.1f MB", b / 1e6 }'; }
+# pkg_size PATH: the size of a file, or of a tree's files, in MB, one decimal.
+pkg_size() { du -sb "$1" | awk '{ printf "%.1f MB", $1 / 1e6 }'; }
 
 # pkg_arch: the Debian architecture of the build (x86_64 kernels only).
 pkg_deb_arch() { echo amd64; }

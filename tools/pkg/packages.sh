@@ -209,7 +209,7 @@ else
 	bid_unset "$PKG_BUILD" $BID_PACKAGE_KEYS
 	debs=() rpms=()
 	stage=$("$here/stage-kernel.sh")
-	echo "package: staged in $((SECONDS - t0)) s: $(du -sb "$stage" | awk '{ printf "%.1f MB", $1 / 1e6 }') in $stage" >&2
+	echo "package: staged in $((SECONDS - t0)) s: $(pkg_size "$stage") in $stage" >&2
 	staged=$(sha256sum <"$stage/boot/vmlinuz" | cut -c1-64)
 	[ "$staged" = "$IMAGE_HASH" ] ||
 		pkg_die "package: the staged image $stage/boot/vmlinuz ($staged) is not IMAGE_HASH of $PKG_BUILD ($IMAGE_HASH): the image changed while packaging"
