@@ -14,12 +14,14 @@ $(BIN_DIR)/mmbatchd-memtouch: $(MBD_HELPER_DIR)/exit_memtouch.c | deps-base
 check-daemon: $(BIN_DIR)/mmbatchd-memtouch
 
 # The daemon's --list-keys is the allowlist the unit's /proc/sys
-# ReadWritePaths= must equal, hence the binary.
+# ReadWritePaths= must equal, hence the binary. It builds every program
+# (tools, man): in make check the later stages, some of them side by side
+# (CHECK_STAGES), then only read them and never build one file twice at once.
 MBD_UNITS := $(addprefix $(TOP)/systemd/,mmbatchd.service mmbatch-smoke.service mmbatch-canary.service)
 
 ## test: check-daemon-unit-file  systemd-analyze verify (the host's systemd 252 and Debian 13's 257 in a trixie root) + security of the three units; /proc/sys paths = mmbatchd --list-keys
 PHONY += check-daemon-unit-file
-check-daemon-unit-file: $(BIN_DIR)/mmbatchd man | deps-daemon-bench
+check-daemon-unit-file: tools man | deps-daemon-bench
 	@MMBATCHD=$(BIN_DIR)/mmbatchd $(TOP)/tests/units/run.sh $(MBD_UNITS)
 
 ## bench: bench-daemon  mmbatchd vs TuneD 2.20: RSS, exec-to-applied, idle wake-ups

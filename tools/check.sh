@@ -1,20 +1,35 @@
 #!/bin/bash
-# `make check`: runs each stage of the ordered list CHECK_STAGES (Makefile)
-# as `make check-STAGE`, prints its start and elapsed time, and ends with
-# "check: N passed, N failed, N not selected". Every stage runs even after a
-# failure, so one run shows all that is broken. Exit status is non-zero when
-# any stage failed.
-# Each stage's time is also appended to CHECK_TIMES_LOG (default
+# `make check`: runs the steps of CHECK_STAGES (Makefile), each stage as
+# `make check-STAGE`, prints its start, its elapsed and CPU time, and ends
+# with "check: N passed, N failed, N not selected". Every stage runs even
+# after a failure, so one run shows all that is broken. Exit status is
+# non-zero when any stage failed.
+# A step is a stage, or a group of lanes that run side by side, written
+# LANE|LANE..., each lane a comma list of stages run in order (e.g.
+# "repo,sign|canary,vm"). The group ends when its last lane ends. Lanes are
+# for stages that use different resources: the VM stages leave a core idle
+# much of their time (a canary cycle: 138 % CPU on 2 cores), the kernel
+# builds fill it. A lane's stage writes to CHECK_LOG_DIR/STAGE.log (default
+# $OUT/check), printed whole when the stage ends, so the output of two
+# lanes never interleaves.
+# Each stage's times are also appended to CHECK_TIMES_LOG (default
 # ~/.cache/mmbatch/check-times.log: outside the tree, so the times of a CI
-# run on a clean clone outlive it): "UTC-date commit stage result seconds".
+# run on a clean clone outlive it): "UTC-date commit stage result seconds
+# cpu-seconds".
 # Reads: MAKE (the make to call), ONLY (the subset selector of
 # tests/lib/assert.sh: a stage runs when some word names it, alone or as
-# STAGE/TEST).
+# STAGE/TEST), CHECK_LANES (1: a group's lanes run one after another, the
+# times of a stage alone; default: side by side), CHECK_LOG_DIR, OUT,
+# CHECK_TIMES_LOG.
 set -u
 set -f
 
-usage() { echo "usage: check.sh STAGE..." >&2; exit 2; }
+usage() { echo "usage: check.sh STEP... (STEP: STAGE, or LANE|LANE... with LANE = STAGE,STAGE...)" >&2; exit 2; }
 [ $# -gt 0 ] || usage
+for step in "$@"; do
+	[[ $step =~ ^[a-z0-9-]+([,|][a-z0-9-]+)*$ ]] || { echo "check.sh: '$step' is not a stage or LANE|LANE group" >&2; usage; }
+done
+case ${CHECK_LANES:-} in ''|1) ;; *) echo "check.sh: CHECK_LANES='$CHECK_LANES': 1 or empty" >&2; exit 2 ;; esac
 
 # wanted STAGE: does ONLY name STAGE (or select nothing)?
 wanted() {
@@ -27,38 +42,122 @@ wanted() {
 	return 1
 }
 
+here=$(cd "$(dirname "$0")" && pwd)
 make_cmd=${MAKE:-make}
 times_log=${CHECK_TIMES_LOG-${XDG_CACHE_HOME:-$HOME/.cache}/mmbatch/check-times.log}
-commit=$(git -C "$(dirname "$0")" rev-parse --short HEAD 2>/dev/null || echo unknown)
-# log_time STAGE RESULT SECONDS: best effort, a read-only home must not fail check
+commit=$(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo unknown)
+log_dir=${CHECK_LOG_DIR:-${OUT:-$here/../out}/check}
+# The results of the stages (lanes are subshells): one file per stage,
+# "RESULT SECONDS CPU", read back at the end.
+results=$(mktemp -d)
+trap 'rm -rf "$results"' EXIT
+# Printing a finished stage's log holds this lock, so blocks never mix.
+print_lock=$results/print.lock
+
+# log_time STAGE RESULT SECONDS CPU: best effort, a read-only home must not fail check
 log_time() {
 	[ -n "$times_log" ] || return 0
 	mkdir -p "$(dirname "$times_log")" 2>/dev/null &&
-		echo "$(date -u +%Y-%m-%dT%H:%M:%SZ) $commit $1 $2 $3" >>"$times_log" 2>/dev/null
+		echo "$(date -u +%Y-%m-%dT%H:%M:%SZ) $commit $1 $2 $3${4:+ $4}" >>"$times_log" 2>/dev/null
 	return 0
 }
-passed=0 failed=0 unselected=0 failed_names=()
+
+# children_cpu: sets cpu to the user+system seconds this shell's finished
+# children used (bash's `times`, second line: "XmY.YYYs XmY.YYYs"). `times`
+# runs in this shell: in a $(...) subshell it would see that subshell's.
+children_cpu() {
+	local f=$results/times.$BASHPID line
+	times >"$f"
+	line=$(sed -n 2p "$f")
+	cpu=$(awk -v u="${line%% *}" -v s="${line#* }" 'function sec(t) { split(t, a, "m"); sub("s", "", a[2]); return a[1] * 60 + a[2] }
+		BEGIN { printf "%d\n", sec(u) + sec(s) + 0.5 }')
+}
+
+# run_stage STAGE [LOG]: `make check-STAGE`, its result in $results/STAGE.
+# With LOG, the stage's output goes there and is printed when it ends.
+run_stage() {
+	local stage=$1 log=${2:-} t0 c0 rc=0 result secs cpu
+	t0=$(date +%s)
+	children_cpu
+	c0=$cpu
+	if [ -n "$log" ]; then
+		$make_cmd --no-print-directory "check-$stage" >"$log" 2>&1 || rc=$?
+	else
+		$make_cmd --no-print-directory "check-$stage" || rc=$?
+	fi
+	secs=$(( $(date +%s) - t0 ))
+	children_cpu
+	cpu=$((cpu - c0))
+	result=ok
+	[ $rc -eq 0 ] || result=FAILED
+	echo "$result $secs $cpu" >"$results/$stage"
+	{
+		if [ -n "$log" ]; then
+			flock 9
+			echo "==> stage $stage: output ($log)"
+			cat "$log"
+		fi
+		echo "==> stage $stage: $result in $secs s (cpu $cpu s)"
+	} 9>>"$print_lock"
+	log_time "$stage" "$result" "$secs" "$cpu"
+}
+
+# run_lane "STAGE,STAGE..." [BESIDE]: the lane's selected stages in order;
+# BESIDE names the other lanes' stages (for the start line) and sends the
+# output to the logs.
+run_lane() {
+	local stage beside=${2:-}
+	for stage in ${1//,/ }; do
+		wanted "$stage" || { echo unselected >"$results/$stage"; continue; }
+		if [ -n "$beside" ]; then
+			echo "==> stage $stage: start $(date -u +%H:%M:%S), beside: $beside"
+			run_stage "$stage" "$log_dir/$stage.log"
+		else
+			echo "==> stage $stage: start $(date -u +%H:%M:%S)"
+			run_stage "$stage"
+		fi
+	done
+}
+
 start_all=$(date +%s)
-for stage in "$@"; do
-	if ! wanted "$stage"; then
-		unselected=$((unselected + 1))
+order=()
+for step in "$@"; do
+	IFS='|' read -r -a lanes <<<"$step"
+	for lane in "${lanes[@]}"; do
+		IFS=, read -r -a stages <<<"$lane"
+		order+=("${stages[@]}")
+	done
+	if [ ${#lanes[@]} -eq 1 ] || [ "${CHECK_LANES:-}" = 1 ]; then
+		for lane in "${lanes[@]}"; do run_lane "$lane"; done
 		continue
 	fi
-	echo "==> stage $stage: start $(date -u +%H:%M:%S)"
-	t0=$(date +%s)
-	if $make_cmd --no-print-directory "check-$stage"; then
-		result=ok passed=$((passed + 1))
-	else
-		result=FAILED failed=$((failed + 1)) failed_names+=("$stage")
-	fi
-	echo "==> stage $stage: $result in $(( $(date +%s) - t0 )) s"
-	log_time "$stage" "$result" $(( $(date +%s) - t0 ))
+	mkdir -p "$log_dir"
+	pids=()
+	for i in "${!lanes[@]}"; do
+		others=()
+		for j in "${!lanes[@]}"; do [ "$j" = "$i" ] || others+=("${lanes[$j]}"); done
+		run_lane "${lanes[$i]}" "${others[*]}" &
+		pids+=($!)
+	done
+	wait "${pids[@]}"
 done
-echo "==> all stages: $(( $(date +%s) - start_all )) s"
-log_time all "$([ $failed -eq 0 ] && echo ok || echo FAILED)" $(( $(date +%s) - start_all ))
+
+passed=0 failed=0 unselected=0 failed_names=()
+for stage in "${order[@]}"; do
+	read -r result _ <"$results/$stage" || result=FAILED
+	case $result in
+	ok) passed=$((passed + 1)) ;;
+	unselected) unselected=$((unselected + 1)) ;;
+	*) failed=$((failed + 1)) failed_names+=("$stage") ;;
+	esac
+done
+total=$(( $(date +%s) - start_all ))
+children_cpu
+echo "==> all stages: $total s (cpu $cpu s)"
+log_time all "$([ $failed -eq 0 ] && echo ok || echo FAILED)" "$total" "$cpu"
 [ $failed -eq 0 ] || echo "failed stages: ${failed_names[*]}"
 if [ $((passed + failed)) -eq 0 ]; then
-	echo "check: ONLY='$ONLY' names no stage of: $*" >&2
+	echo "check: ONLY='$ONLY' names no stage of: ${order[*]}" >&2
 	exit 2
 fi
 echo "check: $passed passed, $failed failed, $unselected not selected"
