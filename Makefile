@@ -21,19 +21,20 @@ PHONY :=
 
 # `make check`: the test stages (tools/check.sh runs each as
 # `make check-<stage>`, timed). A step is a stage, or lanes that run side by
-# side, LANE|LANE, each a comma list run in order: the VM stages leave part
-# of the 2 cores idle (the canary stage alone: 138 % CPU), which kernel
-# builds and the daemon's tests fill (2026-12-04: 4859 s one after another).
-# First the kernel builds of check-pipeline beside the daemon's and
-# benchmarks' stages, whose first (daemon-unit-file) builds every program;
-# then the packages and the VM path beside the stages that read them. The
-# kernel stages share the guest builds that check-pipeline makes (one per
-# base), packaged once by check-packages; a stage that needs them first
-# waits for packages.sh's lock. CHECK_LANES=1 runs the lanes one after
-# another (each stage's time alone).
+# side, LANE|LANE, each a comma list run in order; the lanes after the first
+# run at nice 19 and fill the CPU it leaves idle (2026-12-04: 4859 s one
+# after another; the canary stage alone: 138 % of the 2 cores). First the
+# kernel builds of check-pipeline, beside the daemon's and benchmarks'
+# stages, whose first (daemon-unit-file) builds every program. Then every
+# stage that boots a qemu guest, in one lane, so no two guests share the
+# cores (their vCPUs starved: an RCU stall), beside the host-only stages.
+# The kernel stages share the guest builds that check-pipeline makes (one
+# per base), packaged once (check-packages, or the first stage that needs
+# them; the other waits for packages.sh's lock). CHECK_LANES=1 runs the
+# lanes one after another (each stage's time alone).
 CHECK_STAGES := harness deps \
 	'pipeline|daemon-unit-file,daemon,daemon-san,daemon-valgrind,daemon-fuzz,bench,bench-san' \
-	'packages,vm|rebase,repo,docs,sign,distcc,rollout,canary'
+	'repo,sign,vm,canary|packages,rebase,docs,distcc,rollout'
 
 PHONY += all
 all: main

@@ -6,12 +6,15 @@
 # non-zero when any stage failed.
 # A step is a stage, or a group of lanes that run side by side, written
 # LANE|LANE..., each lane a comma list of stages run in order (e.g.
-# "repo,sign|canary,vm"). The group ends when its last lane ends. Lanes are
-# for stages that use different resources: the VM stages leave a core idle
-# much of their time (a canary cycle: 138 % CPU on 2 cores), the kernel
-# builds fill it. A lane's stage writes to CHECK_LOG_DIR/STAGE.log (default
-# $OUT/check), printed whole when the stage ends, so the output of two
-# lanes never interleaves.
+# "vm,canary|docs,distcc"). The group ends when its last lane ends. The
+# first lane runs at the normal priority, the others at nice CHECK_NICE
+# (default 19): they fill the CPU the first leaves idle. make check's first
+# lanes hold the qemu TCG guests, whose vCPUs must not starve (a guest
+# beside a second guest and a kernel build at equal priority reported an
+# RCU stall: its grace-period kthread starved 19 s), and the stages beside
+# them build and test on the host. A lane's stage writes to
+# CHECK_LOG_DIR/STAGE.log (default $OUT/check), printed whole when the stage
+# ends, so the output of two lanes never interleaves.
 # Each stage's times are also appended to CHECK_TIMES_LOG (default
 # ~/.cache/mmbatch/check-times.log: outside the tree, so the times of a CI
 # run on a clean clone outlive it): "UTC-date commit stage result seconds
@@ -19,8 +22,8 @@
 # Reads: MAKE (the make to call), ONLY (the subset selector of
 # tests/lib/assert.sh: a stage runs when some word names it, alone or as
 # STAGE/TEST), CHECK_LANES (1: a group's lanes run one after another, the
-# times of a stage alone; default: side by side), CHECK_LOG_DIR, OUT,
-# CHECK_TIMES_LOG.
+# times of a stage alone; default: side by side), CHECK_NICE, CHECK_LOG_DIR,
+# OUT, CHECK_TIMES_LOG.
 set -u
 set -f
 
@@ -30,6 +33,11 @@ for step in "$@"; do
 	[[ $step =~ ^[a-z0-9-]+([,|][a-z0-9-]+)*$ ]] || { echo "check.sh: '$step' is not a stage or LANE|LANE group" >&2; usage; }
 done
 case ${CHECK_LANES:-} in ''|1) ;; *) echo "check.sh: CHECK_LANES='$CHECK_LANES': 1 or empty" >&2; exit 2 ;; esac
+nice_level=${CHECK_NICE:-19}
+if ! [[ $nice_level =~ ^[0-9]+$ ]] || [ "$nice_level" -gt 19 ]; then
+	echo "check.sh: CHECK_NICE='$nice_level': 0 to 19" >&2
+	exit 2
+fi
 
 # wanted STAGE: does ONLY name STAGE (or select nothing)?
 wanted() {
@@ -102,15 +110,16 @@ run_stage() {
 	log_time "$stage" "$result" "$secs" "$cpu"
 }
 
-# run_lane "STAGE,STAGE..." [BESIDE]: the lane's selected stages in order;
-# BESIDE names the other lanes' stages (for the start line) and sends the
-# output to the logs.
+# run_lane "STAGE,STAGE..." [BESIDE [NICE]]: the lane's selected stages in
+# order; BESIDE names the other lanes' stages (for the start line) and sends
+# the output to the logs; NICE: this lane's processes at that nice level.
 run_lane() {
-	local stage beside=${2:-}
+	local stage beside=${2:-} nice=${3:-}
+	[ -z "$nice" ] || renice -n "$nice" -p "$BASHPID" >/dev/null
 	for stage in ${1//,/ }; do
 		wanted "$stage" || { echo unselected >"$results/$stage"; continue; }
 		if [ -n "$beside" ]; then
-			echo "==> stage $stage: start $(date -u +%H:%M:%S), beside: $beside"
+			echo "==> stage $stage: start $(date -u +%H:%M:%S)${nice:+ at nice $nice}, beside: $beside"
 			run_stage "$stage" "$log_dir/$stage.log"
 		else
 			echo "==> stage $stage: start $(date -u +%H:%M:%S)"
@@ -136,7 +145,11 @@ for step in "$@"; do
 	for i in "${!lanes[@]}"; do
 		others=()
 		for j in "${!lanes[@]}"; do [ "$j" = "$i" ] || others+=("${lanes[$j]}"); done
-		run_lane "${lanes[$i]}" "${others[*]}" &
+		if [ "$i" = 0 ]; then
+			run_lane "${lanes[$i]}" "${others[*]}" &
+		else
+			run_lane "${lanes[$i]}" "${others[*]}" "$nice_level" &
+		fi
 		pids+=($!)
 	done
 	wait "${pids[@]}"

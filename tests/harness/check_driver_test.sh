@@ -15,7 +15,8 @@ scratch
 # spins until it has used 1.5 s of user CPU (its own /proc stat, so the
 # figure holds on a loaded machine), check-meet waits (MEET_TENTHS tenths
 # of a second, default 200) until
-# slow2 has started and fails if it does not, every other check-STAGE
+# slow2 has started and fails if it does not, check-niceness* prints its
+# nice level, every other check-STAGE
 # passes; each prints its name on two lines and notes its start in
 # $T/events.
 cat >"$T/fake-make" <<EOF
@@ -28,6 +29,7 @@ for a; do
 	case $a in
 	check-bad) exit 1 ;;
 	check-slow*) sleep 1 ;;
+	check-niceness*) echo "niceness $(nice)" ;;
 	check-burn) bash -c 'while :; do read -r -a st </proc/$$/stat; [ "${st[13]}" -lt 150 ] || break; done' ;;
 	check-meet)
 		for _ in $(seq "${MEET_TENTHS:-200}"); do grep -qx 'start slow2' "$events" 2>/dev/null && break; sleep 0.1; done
@@ -57,15 +59,18 @@ expect_match "the total" ' all FAILED [0-9]+ [0-9]+$' "@$T/times.log"
 
 step "lanes side by side"
 rm -f "$T/events"
-rc=0; MAKE=$T/fake-make CHECK_TIMES_LOG=$T/lanes.log CHECK_LOG_DIR=$T/logs ONLY= \
-	"$TOP/tools/check.sh" first 'meet,burn,bad|slow2,slow3' last >"$T/lanes" 2>&1 || rc=$?
+rc=0; MAKE=$T/fake-make CHECK_TIMES_LOG=$T/lanes.log CHECK_LOG_DIR=$T/logs CHECK_NICE=7 ONLY= \
+	"$TOP/tools/check.sh" first 'meet,burn,bad,niceness1|slow2,slow3,niceness2' last >"$T/lanes" 2>&1 || rc=$?
 expect_status "a failed stage in a lane fails check" 1 "$rc"
-expect_line "every stage counted" "check: 6 passed, 1 failed, 0 not selected" "@$T/lanes"
+expect_line "every stage counted" "check: 8 passed, 1 failed, 0 not selected" "@$T/lanes"
+expect_line "the first lane at this nice level" "niceness $(nice)" "@$T/logs/niceness1.log"
+expect_line "the second lane at CHECK_NICE" "niceness 7" "@$T/logs/niceness2.log"
+expect_match "its start line says so" '^==> stage niceness2: start [0-9:]+ at nice 7, beside: ' "@$T/lanes"
 expect_line "the failed names" "failed stages: bad" "@$T/lanes"
 # meet, first in its lane, ends only once slow2 (first in the other) has
 # started: the lanes ran side by side.
 expect_match "the lanes ran side by side" '^==> stage meet: ok in ' "@$T/lanes"
-expect_match "a lane's stage names the lane beside it" '^==> stage burn: start [0-9:]+, beside: slow2,slow3$' "@$T/lanes"
+expect_match "a lane's stage names the lane beside it" '^==> stage burn: start [0-9:]+, beside: slow2,slow3,niceness2$' "@$T/lanes"
 expect_match "the spinning stage's CPU time" '^==> stage burn: ok in [0-9]+ s \(cpu [12] s\)$' "@$T/lanes"
 expect_match "the sleeping stage's" '^==> stage slow2: ok in [0-9]+ s \(cpu 0 s\)$' "@$T/lanes"
 # Each stage's output whole, after its own header and before its result.
@@ -73,7 +78,7 @@ expect_match "a lane stage's output is one block" \
 	"^==> stage slow3: output \($(re_quote "$T/logs/slow3.log")\)\|out of slow3\|end of slow3\|==> stage slow3: ok in [0-9]+ s \(cpu 0 s\)$" \
 	"$(grep -A3 '^==> stage slow3: output' "$T/lanes" | paste -sd'|')"
 expect_file "its log" "$T/logs/slow3.log"
-expect_lines "one log line per stage and one for all" 8 "@$T/lanes.log"
+expect_lines "one log line per stage and one for all" 10 "@$T/lanes.log"
 expect_eq "the stage after the lanes starts after both" "start last" "$(tail -n 1 "$T/events")"
 
 step "CHECK_LANES=1: one lane after the other"
@@ -103,6 +108,11 @@ done
 rc=0; MAKE=$T/fake-make CHECK_TIMES_LOG= CHECK_LANES=2 "$TOP/tools/check.sh" good >"$T/bad" 2>&1 || rc=$?
 expect_status "CHECK_LANES=2 refused" 2 "$rc"
 expect_contains "named" "CHECK_LANES='2'" "@$T/bad"
+for n in 20 -1 x; do
+	rc=0; MAKE=$T/fake-make CHECK_TIMES_LOG= CHECK_NICE=$n "$TOP/tools/check.sh" good >"$T/bad" 2>&1 || rc=$?
+	expect_status "CHECK_NICE=$n refused" 2 "$rc"
+	expect_contains "named" "CHECK_NICE='$n'" "@$T/bad"
+done
 
 step "ONLY selects"
 rc=0; MAKE=$T/fake-make CHECK_TIMES_LOG= ONLY='good/some-test' \
