@@ -66,7 +66,7 @@ print_lock=$results/print.lock
 log_time() {
 	[ -n "$times_log" ] || return 0
 	mkdir -p "$(dirname "$times_log")" 2>/dev/null &&
-		echo "$(date -u +%Y-%m-%dT%H:%M:%SZ) $commit $1 $2 $3${4:+ $4}" >>"$times_log" 2>/dev/null
+		echo "$(date -u +%Y-%m-%dT%H:%M:%SZ) $commit $1 $2 $3 $4" >>"$times_log" 2>/dev/null
 	return 0
 }
 
@@ -114,9 +114,10 @@ run_stage() {
 # order; BESIDE names the other lanes' stages (for the start line) and sends
 # the output to the logs; NICE: this lane's processes at that nice level.
 run_lane() {
-	local stage beside=${2:-} nice=${3:-}
+	local stage stages beside=${2:-} nice=${3:-}
 	[ -z "$nice" ] || renice -n "$nice" -p "$BASHPID" >/dev/null
-	for stage in ${1//,/ }; do
+	IFS=, read -r -a stages <<<"$1"
+	for stage in "${stages[@]}"; do
 		wanted "$stage" || { echo unselected >"$results/$stage"; continue; }
 		if [ -n "$beside" ]; then
 			echo "==> stage $stage: start $(date -u +%H:%M:%S)${nice:+ at nice $nice}, beside: $beside"
@@ -143,12 +144,17 @@ for step in "$@"; do
 	mkdir -p "$log_dir"
 	pids=()
 	for i in "${!lanes[@]}"; do
-		others=()
-		for j in "${!lanes[@]}"; do [ "$j" = "$i" ] || others+=("${lanes[$j]}"); done
+		# The other lanes' selected stages, for the start lines.
+		beside=''
+		for j in "${!lanes[@]}"; do
+			[ "$j" != "$i" ] || continue
+			IFS=, read -r -a stages <<<"${lanes[$j]}"
+			for stage in "${stages[@]}"; do wanted "$stage" && beside+=${beside:+,}$stage; done
+		done
 		if [ "$i" = 0 ]; then
-			run_lane "${lanes[$i]}" "${others[*]}" &
+			run_lane "${lanes[$i]}" "${beside:-none selected}" &
 		else
-			run_lane "${lanes[$i]}" "${others[*]}" "$nice_level" &
+			run_lane "${lanes[$i]}" "${beside:-none selected}" "$nice_level" &
 		fi
 		pids+=($!)
 	done

@@ -98,6 +98,7 @@ rc=0; MAKE=$T/fake-make CHECK_TIMES_LOG= CHECK_LOG_DIR=$T/logs2 ONLY='slow3 bad'
 	"$TOP/tools/check.sh" 'slow1,bad|slow2,slow3' >"$T/only-lanes" 2>&1 || rc=$?
 expect_status "the selected bad stage fails" 1 "$rc"
 expect_line "the summary" "check: 1 passed, 1 failed, 2 not selected" "@$T/only-lanes"
+expect_match "beside names only the selected stages" '^==> stage slow3: start [0-9:]+ at nice 19, beside: bad$' "@$T/only-lanes"
 
 step "bad steps and knobs"
 for bad in 'a||b' 'a,|b' '|a' 'A' 'a b'; do
