@@ -417,6 +417,8 @@ if selected kernel; then
 			planned=$(sed -n 's/^build: first build of this dir: .* (objects total \([0-9]*\);.*/\1/p' "$T/k-$base.out")
 			done_n=$(sed -n 's/^build: .* done in [0-9]* s (\([0-9]*\) objects compiled.*/\1/p' "$T/k-$base.out")
 			expect_match "first build: kbuild's dry run gives the objects total" '^[0-9]+$' "$planned"
+			expect_eq "first build: no phase but prepare before the dry run's total" "" \
+				"$(sed -n '/^build: first build of this dir:/q; / phase /p' "$T/k-$base.out" | grep -v ' phase prepare')"
 			expect_match "first build: the counter shows that total" "objects [0-9]+/$planned\$|objects [0-9]+/$planned\)|objects [0-9]+/$planned, ETA" "@$T/k-$base.out"
 			expect_eq "first build: the total within 10% of the $done_n objects compiled" yes \
 				"$(awk -v p="${planned:-0}" -v d="${done_n:-0}" 'BEGIN { print (d > 0 && p >= d * 0.9 && p <= d * 1.1) ? "yes" : "no: " p " planned" }')"

@@ -72,11 +72,12 @@ stats0=$(ccache_stats)
 echo "build: $KB_RELEASE in $KB_BUILD (make -j$jobs, CC='$cc', log $log)" >&2
 
 # kbuild's one-line-per-step output becomes phase lines and a progress count.
-# progress T0 N0: T0 the build's start ($SECONDS), N0 the objects compiled
-# before this make ran (by its prepare run); the count goes to
-# .mmbatch-lastcount.
+# progress T0 N0 [prepare]: T0 the build's start ($SECONDS), N0 the objects
+# compiled before this make ran (by its prepare run); the count goes to
+# .mmbatch-lastcount. "prepare": the make of a first build's prepare run,
+# whose compiles (host tools, bounds, asm-offsets) stay in phase prepare.
 progress() {
-	local t0=$1 n=$2 last=$SECONDS phase=0 line
+	local t0=$1 n=$2 last=$SECONDS phase=0 line fixed=${3:-}
 	local names=(prepare compile link image modules)
 	while IFS= read -r line; do
 		printf '%s\n' "$line" >>"$log"
@@ -88,6 +89,7 @@ progress() {
 		"  LD      arch/x86/boot/compressed/vmlinux") [ $p -ge 3 ] || p=3 ;;
 		"  MODPOST Module.symvers"|"  LD [M] "*) [ $phase -lt 2 ] || [ $p -ge 4 ] || p=4 ;;
 		esac
+		[ "$fixed" != prepare ] || p=0
 		if [ $p -ne $phase ]; then
 			phase=$p
 			echo "build: [$(printf '%4d' $((SECONDS - t0)))s] phase ${names[phase]} (objects $n/${total:-?})" >&2
@@ -124,7 +126,7 @@ if [ -z "$total" ] && [ -z "${BUILD_TARGETS:-}" ]; then
 	# the compiles it plans once prepare's generated files exist (without
 	# them it stops at objtool); it misses the modules' .mod.o (made after
 	# modpost), a few percent.
-	kmake -j"$jobs" prepare 2>&1 | progress "$t0" 0 || rc=$?
+	kmake -j"$jobs" prepare 2>&1 | progress "$t0" 0 prepare || rc=$?
 	if [ "$rc" -eq 0 ]; then
 		n0=$(cat "$KB_BUILD/.mmbatch-lastcount")
 		t1=$SECONDS
