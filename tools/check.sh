@@ -8,11 +8,8 @@
 # LANE|LANE..., each lane a comma list of stages run in order (e.g.
 # "vm,canary|docs,distcc"). The group ends when its last lane ends. The
 # first lane runs at the normal priority, the others at nice CHECK_NICE
-# (default 19): they fill the CPU the first leaves idle. make check's first
-# lanes hold the qemu TCG guests, whose vCPUs must not starve (a guest
-# beside a second guest and a kernel build at equal priority reported an
-# RCU stall: its grace-period kthread starved 19 s), and the stages beside
-# them build and test on the host. A lane's stage writes to
+# (default 19): they fill the CPU the first leaves idle (which stages go
+# where, and why: CHECK_STAGES in the Makefile). A lane's stage writes to
 # CHECK_LOG_DIR/STAGE.log (default $OUT/check), printed whole when the stage
 # ends, so the output of two lanes never interleaves.
 # Each stage's times are also appended to CHECK_TIMES_LOG (default
