@@ -105,6 +105,19 @@ list=$(rpm -qlp "$DEVEL_RPM" 2>/dev/null)
 expect_line "devel RPM" "/usr/src/kernels/$kver/Makefile" "$list"
 expect_line "devel RPM" "/lib/modules/$kver/build" "$list"
 
+# Each DEB and RPM pair of the build made with the compressors the
+# packaging knobs name (their defaults unless set; tools/pkg/lib.sh).
+want=$(. "$TOP/tools/pkg/lib.sh" && pkg_codecs_wanted)
+echo "- compressors: $want (PKG_DEB_CODEC's codec, PKG_RPM_PAYLOAD)"
+pairs=("$IMAGE_DEB $KERNEL_RPM" "$HEADERS_DEB $DEVEL_RPM")
+[ -z "$DBG_DEB" ] || pairs+=("$DBG_DEB $DEBUGINFO_RPM")
+[ $with_mmbatchd = 0 ] || pairs+=("$(pk_get "$build" MMBATCHD_DEB) $(pk_get "$build" MMBATCHD_RPM)")
+for pair in "${pairs[@]}"; do
+	read -r deb rpm <<<"$pair"
+	expect_eq "compressors of $(basename "$deb") and $(basename "$rpm")" "$want" \
+		"$(. "$TOP/tools/pkg/lib.sh" && pkg_codecs_of "$deb" "$rpm")"
+done
+
 if [ $with_mmbatchd = 1 ]; then
 	MMBATCHD_DEB=$(pk_get "$build" MMBATCHD_DEB)
 	MMBATCHD_RPM=$(pk_get "$build" MMBATCHD_RPM)

@@ -19,7 +19,8 @@
 #   7. packaged again (a copy of the identity file, scratch output) with
 #      twice the CPUs as dpkg-deb threads: both formats made side by side,
 #      each phase timed and each package sized, and the kernel packages
-#      byte for byte the recorded ones.
+#      byte for byte the recorded ones; then asked for other compressors
+#      (gzip), the copy's packages are made again with them, not skipped.
 # 3-6 on copies of the identity file with a fake build dir in scratch (no
 # kernel is built or packaged); 7 packages the real build again.
 #   identity_test.sh BUILD   (a packaged build's identity file)
@@ -93,6 +94,18 @@ for k in IMAGE_DEB HEADERS_DEB KERNEL_RPM DEVEL_RPM; do
 	expect_match "packages.sh PKG_THREADS=$threads: the size of $k" "^package:   $(re_quote "$(basename "$f")"): [0-9.]+ MB\$" "$rc_out"
 	expect_eq "$k made with $threads threads = the recorded one (sha256)" "$(sha "$(pk_get "$build" "$k")")" "$(sha "$f")"
 done
+
+echo "- the same copy asked for other compressors: made again with them, not skipped"
+other_deb=gzip:9 other_rpm=w9.gzdio
+[ "$(. "$TOP/tools/pkg/lib.sh" && pkg_codecs_wanted)" != "gzip $other_rpm" ] || other_deb=xz:0 other_rpm=w0.xzdio
+capture rc env BUILD="$T/threads.env" PKG_OUT="$T/pkgs-threads" PKG_STAGE="$T/stage-threads" \
+	PKG_DEB_CODEC=$other_deb PKG_RPM_PAYLOAD=$other_rpm PKG_MMBATCHD=0 "$packages_sh"
+expect_ok "packages.sh PKG_DEB_CODEC=$other_deb PKG_RPM_PAYLOAD=$other_rpm" "$rc" "$rc_out"
+expect_no_match "packages.sh with other compressors" ': skipped, ' "$rc_out"
+expect_match "packages.sh with other compressors: why" \
+	"^package: .*: made with compressors '[a-z]+ w[0-9T]+\.[a-z]+dio', the knobs ask for '${other_deb%%:*} $other_rpm'" "$rc_out"
+expect_eq "compressors of the packages made again" "${other_deb%%:*} $other_rpm" \
+	"$(. "$TOP/tools/pkg/lib.sh" && pkg_codecs_of "$(pk_get "$T/threads.env" IMAGE_DEB)" "$(pk_get "$T/threads.env" KERNEL_RPM)")"
 expect_eq "identity file after packaging a copy (sha256)" "$id_before" "$(sha "$build")"
 rm -rf "$T/pkgs-threads" "$T/stage-threads"
 

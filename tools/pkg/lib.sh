@@ -150,12 +150,16 @@ pkg_shlibdeps() {
 # and PKG_RPM_PAYLOAD (rpm's %_binary_payload; T0: rpm's threads, one per
 # CPU), and dpkg-deb's threads, PKG_THREADS (default: the CPUs).
 # tools/pkg/codec-bench.sh measures the candidates (figures in
-# docs/building/packages.md). Threads changed neither a DEB's nor an RPM
-# payload's bytes from 2 threads up, but dpkg-deb's zstd with 1 thread did,
-# and rpm records its macro in the header (PAYLOADFLAGS): PKG_THREADS is at
-# least 2 and the rpm macro keeps T0 (auto) as written.
-PKG_DEB_CODEC=${PKG_DEB_CODEC:-gzip:9}
-PKG_RPM_PAYLOAD=${PKG_RPM_PAYLOAD:-w9.gzdio}
+# docs/building/packages.md). The defaults are the measured choice on a
+# cloud debug payload: xz -1 for DEBs (smaller than zstd -9, multi-threaded,
+# and the only fast codec Debian 12's lintian and older dpkg accept) and
+# zstd -9 on every core for RPMs (Fedora's own payload codec).
+# Threads changed neither a DEB's nor an RPM payload's bytes from 2 threads
+# up, but dpkg-deb's zstd with 1 thread did, and rpm records its macro in
+# the header (PAYLOADFLAGS): PKG_THREADS is at least 2 and the rpm macro
+# keeps T0 (auto) as written.
+PKG_DEB_CODEC=${PKG_DEB_CODEC:-xz:1}
+PKG_RPM_PAYLOAD=${PKG_RPM_PAYLOAD:-w9T0.zstdio}
 PKG_THREADS=${PKG_THREADS:-$(nproc)}
 
 # pkg_check_codecs: fails with one line naming the knob when a codec knob is
@@ -171,6 +175,24 @@ pkg_check_codecs() {
 		pkg_die "package: PKG_THREADS='$PKG_THREADS': expected a positive integer"
 	[ "$PKG_THREADS" -ge 2 ] || PKG_THREADS=2
 }
+
+# pkg_codecs_of DEB RPM: the compressors these packages were made with, as
+# the knobs name them where the archives record it: "CODEC PAYLOAD", e.g.
+# "zstd w9T0.zstdio" (a DEB records its codec, data.tar.<ext>, not its
+# level; an RPM its payload's compressor, level and threads).
+pkg_codecs_of() {
+	local member comp flags
+	member=$(ar t "$1" | grep -m1 '^data\.tar') || member=none
+	case $member in
+	data.tar.gz) member=gzip ;; data.tar.xz) member=xz ;; data.tar.zst) member=zstd ;;
+	esac
+	read -r comp flags < <(rpm -qp --qf '%{PAYLOADCOMPRESSOR} %{PAYLOADFLAGS}\n' "$2" 2>/dev/null) || comp=none
+	case $comp in gzip) comp=gzdio ;; zstd) comp=zstdio ;; *) comp=${comp}dio ;; esac
+	echo "$member w$flags.$comp"
+}
+
+# pkg_codecs_wanted: the same for the knobs, PKG_DEB_CODEC and PKG_RPM_PAYLOAD.
+pkg_codecs_wanted() { echo "${PKG_DEB_CODEC%%:*} $PKG_RPM_PAYLOAD"; }
 
 # pkg_deb DIR FILE: build FILE from DIR with dpkg-deb (sorted members, root
 # owner, mtimes clamped to SOURCE_DATE_EPOCH by dpkg-deb as well), compressed

@@ -166,6 +166,9 @@ kernel_stale() {
 	old=$(oldest "$files")
 	why=$(newer_input "$old" "$TOP/tools/pkg/lib.sh" "$TOP/tools/pkg/packages.sh" "$TOP/tools/pkg/stage-kernel.sh" \
 		"$TOP/tools/pkg/kernel-deb.sh" "$TOP/tools/pkg/kernel-rpm.sh" "$TOP/specs/deb" "$TOP/specs/mmbatch-kernel.spec")
+	# Packages made with other compressors than the knobs ask for now.
+	[ -n "$why" ] || [ "$(pkg_codecs_of "$deb" "$rpm")" = "$(pkg_codecs_wanted)" ] ||
+		why="made with compressors '$(pkg_codecs_of "$deb" "$rpm")', the knobs ask for '$(pkg_codecs_wanted)' (PKG_DEB_CODEC's codec, PKG_RPM_PAYLOAD)"
 	# The .config is in CONFIG_HASH (a new one drops the package keys); the
 	# report, rewritten by every config run, by content: the staged copy is
 	# what the packages carry.
