@@ -169,8 +169,8 @@ pkg_check_codecs() {
 	gzip:[1-9] | xz:[0-9] | zstd:[1-9] | zstd:1[0-9]) ;;
 	*) pkg_die "package: PKG_DEB_CODEC='$PKG_DEB_CODEC': expected gzip:1-9, xz:0-9 or zstd:1-19" ;;
 	esac
-	[[ "$PKG_RPM_PAYLOAD" =~ ^w[0-9]{1,2}(T0)?\.(gz|xz|zstd)dio$ ]] ||
-		pkg_die "package: PKG_RPM_PAYLOAD='$PKG_RPM_PAYLOAD': expected wLEVEL[T0].{gz,xz,zstd}dio (e.g. w9.gzdio, w3T0.zstdio)"
+	[[ "$PKG_RPM_PAYLOAD" =~ ^w[0-9]{1,2}(T0)?\.(gzdio|xzdio|zstdio)$ ]] ||
+		pkg_die "package: PKG_RPM_PAYLOAD='$PKG_RPM_PAYLOAD': expected wLEVEL[T0].{gzdio,xzdio,zstdio} (e.g. w9.gzdio, w9T0.zstdio)"
 	[[ "$PKG_THREADS" =~ ^[1-9][0-9]*$ ]] ||
 		pkg_die "package: PKG_THREADS='$PKG_THREADS': expected a positive integer"
 	[ "$PKG_THREADS" -ge 2 ] || PKG_THREADS=2
