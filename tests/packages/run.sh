@@ -94,7 +94,9 @@ contents_rejects() {
 	dpkg-deb -R "$image" "$T/pkg"
 	rm -f "$T/pkg/boot/vmlinuz-"*
 	mkdir "$T/out"
-	dpkg-deb --root-owner-group -Zgzip -b "$T/pkg" "$T/out/$(basename "$image")" >/dev/null
+	# Repacked with the packaging's default codec (PKG_DEB_CODEC, xz:1), so
+	# the missing vmlinuz is the copy's only fault.
+	dpkg-deb --root-owner-group -Zxz -z1 -b "$T/pkg" "$T/out/$(basename "$image")" >/dev/null
 	copy=$T/mmbatch-build.env
 	cp "$1" "$copy"
 	bid_update "$copy" IMAGE_DEB="$T/out/$(basename "$image")"
