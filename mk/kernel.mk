@@ -98,5 +98,5 @@ bench-pipeline: | deps-kernel
 
 ## bench: bench-packaging  the pipeline's make packages side by side with kbuild's make bindeb-pkg + binrpm-pkg on the same .config, warm ccache for both: wall, CPU, package sizes, the ratio (BASE, FLAVOR, DEBUG: default 6.12 cloud; hours on 2 cores)
 PHONY += bench-packaging
-bench-packaging: | deps-kernel deps-packages
+bench-packaging: | deps-kernel deps-packages deps-bench-packaging
 	@BASE=$(BASE) FLAVOR=$(FLAVOR) DEBUG=$(DEBUG) $(TOP)/tests/pipeline/bench_packaging.sh
