@@ -17,13 +17,10 @@
 set -eu
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 OUT=${OUT:-$TOP/out}
-BASE=${BASE:-6.12}
-FLAVOR=${FLAVOR:-guest}
-JOBS=${JOBS:-$(nproc)}
-export TOP OUT BASE FLAVOR JOBS
+export TOP OUT
 # shellcheck source=tests/lib/knobs.sh
 . "$TOP/tests/lib/knobs.sh"
-unset_pipeline_knobs KB_IDENTITY_OUT
+bench_knobs guest
 kb=$TOP/tools/kbuild
 
 usage() { echo "usage: [BASE=6.12] [FLAVOR=guest] [JOBS=N] [BENCH_TARGETS='mm/'] bench.sh" >&2; exit 2; }

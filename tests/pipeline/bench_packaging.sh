@@ -23,14 +23,12 @@
 set -eu
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 OUT=${OUT:-$TOP/out}
-BASE=${BASE:-6.12}
-FLAVOR=${FLAVOR:-cloud}
-JOBS=${JOBS:-$(nproc)}
+# DEBUG is a pipeline knob that bench_knobs unsets: kept first.
 debug=${DEBUG:-0}
-export TOP OUT BASE FLAVOR JOBS
+export TOP OUT
 # shellcheck source=tests/lib/knobs.sh
 . "$TOP/tests/lib/knobs.sh"
-unset_pipeline_knobs KB_IDENTITY_OUT
+bench_knobs cloud
 kb=$TOP/tools/kbuild
 
 usage() { echo "usage: [BASE=6.12] [FLAVOR=cloud] [DEBUG=0|1] [JOBS=N] bench_packaging.sh" >&2; exit 2; }

@@ -139,7 +139,7 @@ newer_input() {
 # kernel_stale: why the kernel packages of this image must be made (again),
 # or nothing when the recorded ones are current.
 kernel_stale() {
-	local files old why deb rpm
+	local files old why deb rpm made wanted
 	if [ "$(bid_get "$PKG_BUILD" PACKAGED_IMAGE_HASH 2>/dev/null || true)" != "$IMAGE_HASH" ]; then
 		echo "not packaged from this image yet (PACKAGED_IMAGE_HASH is not IMAGE_HASH)"
 		return 0
@@ -167,8 +167,11 @@ kernel_stale() {
 	why=$(newer_input "$old" "$TOP/tools/pkg/lib.sh" "$TOP/tools/pkg/packages.sh" "$TOP/tools/pkg/stage-kernel.sh" \
 		"$TOP/tools/pkg/kernel-deb.sh" "$TOP/tools/pkg/kernel-rpm.sh" "$TOP/specs/deb" "$TOP/specs/mmbatch-kernel.spec")
 	# Packages made with other compressors than the knobs ask for now.
-	[ -n "$why" ] || [ "$(pkg_codecs_of "$deb" "$rpm")" = "$(pkg_codecs_wanted)" ] ||
-		why="made with compressors '$(pkg_codecs_of "$deb" "$rpm")', the knobs ask for '$(pkg_codecs_wanted)' (PKG_DEB_CODEC's codec, PKG_RPM_PAYLOAD)"
+	if [ -z "$why" ]; then
+		made=$(pkg_codecs_of "$deb" "$rpm") wanted=$(pkg_codecs_wanted)
+		[ "$made" = "$wanted" ] ||
+			why="made with compressors '$made', the knobs ask for '$wanted' (PKG_DEB_CODEC's codec, PKG_RPM_PAYLOAD)"
+	fi
 	# The .config is in CONFIG_HASH (a new one drops the package keys); the
 	# report, rewritten by every config run, by content: the staged copy is
 	# what the packages carry.
