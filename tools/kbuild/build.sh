@@ -76,6 +76,10 @@ echo "build: $KB_RELEASE in $KB_BUILD (make -j$jobs, CC='$cc', log $log)" >&2
 # compiled before this make ran (by its prepare run); the count goes to
 # .mmbatch-lastcount. "prepare": the make of a first build's prepare run,
 # whose compiles (host tools, bounds, asm-offsets) stay in phase prepare.
+# A total from kbuild's dry run (total_planned=1) lacks the modules' .mod.o,
+# one per module, compiled after modpost: when the modules phase starts,
+# modules.order (written before modpost) gives their number and the total
+# grows by it (the 6.12 cloud flavor: 1138 of its 6622 objects).
 progress() {
 	local t0=$1 n=$2 last=$SECONDS phase=0 line fixed=${3:-}
 	local names=(prepare compile link image modules)
@@ -92,6 +96,10 @@ progress() {
 		[ "$fixed" != prepare ] || p=0
 		if [ $p -ne $phase ]; then
 			phase=$p
+			if [ "$phase" = 4 ] && [ "${total_planned:-0}" = 1 ] && [ -f "$KB_BUILD/modules.order" ]; then
+				total_planned=0
+				total=$((total + $(grep -c . "$KB_BUILD/modules.order" || true)))
+			fi
 			echo "build: [$(printf '%4d' $((SECONDS - t0)))s] phase ${names[phase]} (objects $n/${total:-?})" >&2
 		fi
 		if [ $((SECONDS - last)) -ge "${PROGRESS_SECONDS:-30}" ]; then
@@ -125,7 +133,7 @@ if [ -z "$total" ] && [ -z "${BUILD_TARGETS:-}" ]; then
 	# The first build of this dir: no count to go by. kbuild's dry run lists
 	# the compiles it plans once prepare's generated files exist (without
 	# them it stops at objtool); it misses the modules' .mod.o (made after
-	# modpost), a few percent.
+	# modpost), added when the modules phase starts (progress).
 	kmake -j"$jobs" prepare 2>&1 | progress "$t0" 0 prepare || rc=$?
 	if [ "$rc" -eq 0 ]; then
 		n0=$(cat "$KB_BUILD/.mmbatch-lastcount")
@@ -134,7 +142,7 @@ if [ -z "$total" ] && [ -z "${BUILD_TARGETS:-}" ]; then
 		# makes (vmlinux.a); what it listed up to there is the plan.
 		planned=$(kmake -n 2>/dev/null | grep -cE "^(.*; )?[[:space:]]*echo '  (CC|AS|HOSTCC|HOSTCXX) " || true)
 		if [ "${planned:-0}" -gt 0 ]; then
-			total=$((n0 + planned))
+			total=$((n0 + planned)) total_planned=1
 			echo "build: first build of this dir: kbuild's dry run plans $planned objects after prepare's $n0 (objects total $total; dry run $((SECONDS - t1)) s)" >&2
 		else
 			kb_note "build: first build of this dir: kbuild's dry run listed no compile: objects total unknown"
