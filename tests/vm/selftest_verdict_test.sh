@@ -9,7 +9,10 @@
 #     bounded and an unbounded test: a run whose cases all skipped is a
 #     skip, never a pass;
 #   - tools/peer/selftests-compare.sh: patched >= vanilla, a regression, a
-#     test failing on both, a build without a vanilla twin.
+#     test failing on both, a build without a vanilla twin;
+#   - selftests-run.sh --boot-verdict: a boot whose only failures are test
+#     verdicts goes to the comparison; one that failed a harness check (or
+#     its list), or never reached its summary, fails.
 # Reads: OUT (scratch space).
 set -u
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
@@ -71,4 +74,23 @@ rows "6.12 mmbatch 0 p migration pass 20 ok" "6.1 vanilla 1 vd migration pass 20
 cmp_run
 expect_status "compare: builds without a vanilla twin (a debug vanilla is no twin of a normal build)" 3 "$crc"
 expect_line "compare: names the build without a twin" "no vanilla twin: p61 (base and debug setting 6.1 0)" "$crc_out"
+
+# The boot's verdict (selftests-run.sh --boot-verdict RC GUEST_OUT).
+bv() { printf '%s\n' "${@:2}" > "$T/guest.out"; "$TOP/tools/peer/selftests-run.sh" --boot-verdict "$1" "$T/guest.out"; }
+ok_lines=("ok       running kernel release: expected 'k', actual 'k'" "selftest migration pass 20 ok")
+expect_eq "boot verdict: every test passed" ok "$(bv 0 "${ok_lines[@]}" "summary: 5 ok, 0 failed, 0 not live")"
+expect_eq "boot verdict: two test verdicts failed, nothing else: for the comparison" "tests-failed 2" \
+	"$(bv 1 "${ok_lines[@]}" "FAIL     selftest migration case migration.shared_anon: fail (-)" \
+		"FAIL     selftest migration (exit status 1, 20 s): fail (exit status 1)" "summary: 4 ok, 2 failed, 0 not live")"
+expect_eq "boot verdict: a harness check failed beside a test" \
+	"a harness check failed: CPUs online: expected '0-3', actual '0-1'" \
+	"$(bv 1 "${ok_lines[@]}" "FAIL     CPUs online: expected '0-3', actual '0-1'" \
+		"FAIL     selftest migration (exit status 1, 20 s): fail (exit status 1)" "summary: 4 ok, 2 failed, 0 not live")"
+expect_eq "boot verdict: an unknown flag in the list is the harness's failure" \
+	"a harness check failed: list: test migration has an unknown flag 'hugepage=1'" \
+	"$(bv 1 "FAIL     list: test migration has an unknown flag 'hugepage=1'" "summary: 0 ok, 1 failed, 0 not live")"
+expect_eq "boot verdict: timed out before the summary" "the guest never reached its summary (vmtest exit 124)" \
+	"$(bv 124 "${ok_lines[@]}" "FAIL     selftest migration (exit status 1, 20 s): fail (exit status 1)")"
+expect_eq "boot verdict: exit 1 without a failed verdict" "vmtest exit 1 with 0 failed test verdicts" \
+	"$(bv 1 "${ok_lines[@]}" "summary: 5 ok, 0 failed, 0 not live")"
 test_summary

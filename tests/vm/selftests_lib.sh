@@ -43,7 +43,7 @@ st_run() {
 		bounded) _bounded=1 ;;
 		hugepages=*) _huge=${_f#hugepages=} ;;
 		needs=*|-) ;;
-		*) echo "FAIL     selftest $_n: unknown flag '$_f' in the list"; vm_failed=$((vm_failed + 1)); return ;;
+		*) echo "FAIL     list: test $_n has an unknown flag '$_f'"; vm_failed=$((vm_failed + 1)); return ;;
 		esac
 	done
 	echo "selftest-run $_n: $* (timeout $_lim s${_huge:+, $_huge hugepages})"
