@@ -44,18 +44,22 @@ for d in mm vm; do
 done
 [ -f "$src/migration.c" ] || die "$tree: no mm selftests (tools/testing/selftests/mm or vm)"
 for lib in libnuma.a libcap.a; do
-	[ -f "/usr/lib/x86_64-linux-gnu/$lib" ] || die "no static $lib (make deps-peer installs libnuma-dev, libcap-dev)"
+	[ -f "/usr/lib/x86_64-linux-gnu/$lib" ] || die "no static $lib (make deps-vm installs libnuma-dev, libcap-dev)"
 done
-[ -x /bin/bash-static ] || die "no /bin/bash-static (make deps-peer installs bash-static): test_hmm.sh and mem-on-off-test.sh need bash"
+[ -x /bin/bash-static ] || die "no /bin/bash-static (make deps-vm installs bash-static): test_hmm.sh and mem-on-off-test.sh need bash"
 
 fixes=()
 for f in "$here/selftests-fixes/$base"/*.patch; do [ -f "$f" ] && fixes+=("$f"); done
 variant_patches=()
 for f in "$here/selftests-variants/$base"/*.patch; do [ -f "$f" ] && variant_patches+=("$f"); done
 key=$( { echo "$tree_hash"; sha256sum "$0" "$list" ${fixes[@]+"${fixes[@]}"} ${variant_patches[@]+"${variant_patches[@]}"} | cut -c1-64; } | sha256sum | cut -c1-16)
-stage=$out/peer/selftests/$base-$key
+# One stage per tree (the patched and the vanilla tree of a base each keep
+# theirs: a run that boots both builds them once); a new key for the same
+# tree (this script, the list or a fix changed) replaces that tree's stage.
+tree_tag=$base-$(printf '%s' "$tree_hash" | sha256sum | cut -c1-8)
+stage=$out/peer/selftests/$tree_tag-$key
 if [ ! -f "$stage/.done" ]; then
-	rm -rf "$out/peer/selftests/$base"-*
+	rm -rf "$out/peer/selftests/$tree_tag"-*
 	mkdir -p "$stage/bin"
 	work=$stage/work
 	mkdir -p "$work"
