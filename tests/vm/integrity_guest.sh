@@ -3,7 +3,10 @@
 # tools/peer/integrity-run.sh:
 #   vmtest boot BZIMAGE --add lib.sh --add integrity_guest.sh -- \
 #       "IG_KIND=K IG_SECONDS=S IG_PAGES=N" sh integrity_guest.sh KERNELRELEASE
-# Runs `mmbench integrity --kind K` (the file kind in /tmp, tmpfs here),
+# Runs `mmbench integrity --kind K`: the file kind in /tmp (tmpfs), or, with
+# IG_FS=ext4, on the ext4 file system of the guest's disk /dev/vda (vmtest
+# --scratch-disk), mounted at /mnt/ext4: there fsync(2) puts the dirty pages
+# under writeback while they move. It
 # prints its lines and one result line for the host,
 #   integrity-result KIND EXIT PGMIGRATE LOST CORRUPT STRAY
 # (the figures from mmbench's JSON document; "-" when it wrote none: it
@@ -19,6 +22,12 @@ kind=${IG_KIND:?the guest command sets IG_KIND}
 key=$(echo "$kind" | tr - _)
 dir=
 [ "$kind" = file ] && dir="--dir /tmp"
+if [ "${IG_FS:-}" = ext4 ]; then
+	mkdir -p /mnt/ext4
+	mount -t ext4 /dev/vda /mnt/ext4 2>&1 | sed 's/^/mount: /'
+	vm_expect "file system at /mnt/ext4" "/dev/vda ext4" "$(awk '$2 == "/mnt/ext4" {print $1, $3}' /proc/mounts)"
+	dir="--dir /mnt/ext4"
+fi
 rc=0
 # shellcheck disable=SC2086 # $dir is an option and its value, or nothing
 mmbench integrity --kind "$kind" --seconds "${IG_SECONDS:-10}" --pages "${IG_PAGES:-1024}" $dir \

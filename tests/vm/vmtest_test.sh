@@ -2,7 +2,7 @@
 # Harness self-test (tests/vm/run.sh runs it before the guest checks):
 # vmtest returns the guest command's output and exit status, enforces
 # --timeout with exit 124 and leaves no qemu behind, and rejects bad options
-# with exit 2; mkinitramfs.sh -o FILE can be run again into the same FILE;
+# with exit 2; --scratch-disk gives the guest a disk the host reads back; mkinitramfs.sh -o FILE can be run again into the same FILE;
 # the kernel-splat scan of every guest check (tests/vm/host.sh guest_splats)
 # catches reports in a real kernel's log: a guest writes a framed KASAN line
 # at KERN_ERR and a lockdep header at KERN_WARNING (which `quiet` keeps off
@@ -39,6 +39,21 @@ expect_eq "qemu (pid ${pid:-?}) gone after the timeout" gone "$([ -n "$pid" ] &&
 "$vmtest" boot "$kernel" --cpus zero -- true > "$T/out" 2> "$T/err"
 expect_status "exit status on a bad option" 2 "$?"
 expect_eq "error names the option" "ERROR: vmtest: --cpus wants a positive integer (got 'zero')" "$(cat "$T/err")"
+"$vmtest" boot "$kernel" --scratch-disk "$T/none.img" -- true > "$T/out" 2> "$T/err"
+expect_status "exit status on a missing --scratch-disk image" 2 "$?"
+expect_eq "error names the image" "ERROR: vmtest: no such image for --scratch-disk: '$T/none.img'" "$(cat "$T/err")"
+
+# --scratch-disk: the guest's /dev/vda, an ext4 file system made here; what
+# the guest writes there is in the image afterwards (read with debugfs).
+truncate -s 64M "$T/scratch.img" && mkfs.ext4 -q -F "$T/scratch.img"
+# shellcheck disable=SC2016 # the guest's sh expands it
+"$vmtest" boot "$kernel" --timeout 300 --scratch-disk "$T/scratch.img" -- \
+	'mkdir -p /mnt/s && mount -t ext4 /dev/vda /mnt/s && echo "written in $(uname -r) at $$" | tee /mnt/s/note && umount /mnt/s' \
+	> "$T/out" 2> "$T/err"
+expect_status "--scratch-disk: the guest mounts /dev/vda as ext4, writes, unmounts" 0 "$?"
+expect_match "--scratch-disk: the guest's line" '^written in [^ ]+ at [0-9]+$' "@$T/out"
+expect_eq "--scratch-disk: the file the guest wrote, read from the image" "$(grep -m1 '^written in ' "$T/out")" \
+	"$(debugfs -R "cat /note" "$T/scratch.img" 2>/dev/null)"
 
 # The initramfs builder's result file, made twice: the second run finds it
 # already linked to the cached image and must leave it (and succeed).

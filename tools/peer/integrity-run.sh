@@ -14,8 +14,11 @@
 #   "NOT DETECTED" and fails the run.
 # --verdict ok|fail RC GUEST_OUT CONSOLE LIMIT: judge one recorded boot and
 #   print its line (kind_verdict below), nothing booted: the no-boot tests.
-# --kinds: mmbench's kind names, comma-separated (default every kind but
-#   file's ext4 case, which needs the full path: here /tmp is tmpfs).
+# --kinds: mmbench's kind names, comma-separated, and file-ext4 (default all
+#   eight). file runs in /tmp, tmpfs; file-ext4 is mmbench's file kind on an
+#   ext4 file system the host makes (mkfs.ext4, a fresh 512 MiB image for
+#   each boot) and gives the guest as its disk, where fsync(2) puts the
+#   dirty pages under writeback while they move.
 # Boots: tools/vmtest/vmtest, 4 vCPUs (VM_CPUS), 2 NUMA nodes, 2048 MiB
 # (VM_MEM; debug builds 3072), the quick-path initramfs with the static
 # mmbench, tests/vm/integrity_guest.sh; bound S + 180 s (debug: twice).
@@ -104,7 +107,7 @@ kind_verdict() {
 	fi
 }
 
-verdict_only=0 expect=ok kinds=anon,anon-thp,fork-shared,shmem,file,ksm,mixed seconds=20 pages=1024 goal=0
+verdict_only=0 expect=ok kinds=anon,anon-thp,fork-shared,shmem,file,file-ext4,ksm,mixed seconds=20 pages=1024 goal=0
 report=$out/peer/integrity-report.txt
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -134,13 +137,16 @@ fi
 mmbench=${MMBENCH_STATIC:-$out/bin/static/mmbench}
 [ -x "$mmbench" ] || die "no static mmbench at $mmbench (make mmbench)"
 # The kinds, checked before anything boots (mmbench's --kind names).
-known_kinds=,anon,anon-thp,fork-shared,shmem,file,ksm,mixed,
+known_kinds=,anon,anon-thp,fork-shared,shmem,file,file-ext4,ksm,mixed,
 for k in ${kinds//,/ }; do
 	case $known_kinds in
 	*,"$k",*) ;;
-	*) die "--kinds: unknown kind '$k' (anon, anon-thp, fork-shared, shmem, file, ksm, mixed)" ;;
+	*) die "--kinds: unknown kind '$k' (anon, anon-thp, fork-shared, shmem, file, file-ext4, ksm, mixed)" ;;
 	esac
 done
+case ,$kinds, in
+*,file-ext4,*) command -v mkfs.ext4 >/dev/null || die "file-ext4 needs mkfs.ext4 (make deps-vm installs e2fsprogs)" ;;
+esac
 # shellcheck disable=SC2034 # read by tests/lib/assert.sh
 TEST_NAME=integrity
 # shellcheck source=tests/lib/assert.sh
@@ -163,13 +169,20 @@ for build in "$@"; do
 	[ "$debug" = 0 ] || { mem=${VM_MEM:-3072}; limit=$((limit * 2)); }
 	total=0
 	for kind in ${kinds//,/ }; do
-		name=$krel-$kind rc=0 t0=$SECONDS
+		name=$krel-$kind rc=0 t0=$SECONDS mb_kind=$kind disk=() fs=
+		if [ "$kind" = file-ext4 ]; then
+			mb_kind=file fs=ext4 disk=(--scratch-disk "$logs/$name.ext4")
+			rm -f "$logs/$name.ext4"
+			truncate -s 512M "$logs/$name.ext4"
+			mkfs.ext4 -q -F "$logs/$name.ext4" || die "mkfs.ext4 $logs/$name.ext4 failed"
+		fi
 		echo "== $krel: kind $kind, ${seconds} s, $pages pages, $cpus vCPUs, expect $expect, bound $limit s"
 		"$top/tools/vmtest/vmtest" boot "$image" --initramfs "$initramfs" --cpus "$cpus" --nodes 2 --mem "$mem" \
-			--timeout "$limit" --append log_buf_len=8M --log "$logs/$name.console" \
+			--timeout "$limit" --append log_buf_len=8M --log "$logs/$name.console" ${disk[@]+"${disk[@]}"} \
 			--add "$top/tests/vm/lib.sh" --add "$top/tests/vm/integrity_guest.sh" \
-			-- "IG_KIND=$kind IG_SECONDS=$seconds IG_PAGES=$pages" sh integrity_guest.sh "$krel" \
+			-- "IG_KIND=$mb_kind IG_FS=$fs IG_SECONDS=$seconds IG_PAGES=$pages" sh integrity_guest.sh "$krel" \
 			> "$logs/$name.out" 2>&1 || rc=$?
+		rm -f "$logs/$name.ext4"
 		secs=$((SECONDS - t0))
 		grep -E '^(mmbench \| integrity|integrity-result|FAIL) ' "$logs/$name.out" | sed 's/^/    /' || true
 		read -r verdict m l c s how < <(kind_verdict "$expect" "$rc" "$logs/$name.out" "$logs/$name.console" "$limit")
