@@ -94,9 +94,12 @@ done
 # to the next heading of any level.
 section() { awk -v h="$2" '$0 == h || index($0, h " ") == 1 {on = 1; print; next} on && /^#/ {exit} on' "$1"; }
 
-run_cmd report bash "$tools/bench-report.sh" --cpus "2 4 8" --seeds "$B" "6.12 6.1" "patched vanilla stock" "--reps 3"
+run_cmd report bash "$tools/bench-report.sh" --cpus "2 4 8" --seeds --host "h1, 2 CPUs (cpu), 24 GiB; load average 0.10 0.20 0.30 at the start, 2.00 1.90 1.50 at the end of the boots (3600 s)" \
+	"$B" "6.12 6.1" "patched vanilla stock" "--reps 3"
 expect_eq "report: exit" 0 "$RC"
 R=$T/report.out
+expect_line "report: the host and its load under the heading" \
+	"Host: h1, 2 CPUs (cpu), 24 GiB; load average 0.10 0.20 0.30 at the start, 2.00 1.90 1.50 at the end of the boots (3600 s)." "@$R"
 section "$R" "### TLB IPIs received per 1000 migrated pages" > "$T/mig.md"
 section "$R" "### TLB IPIs received per 1000 pages compaction migrated" > "$T/cmp.md"
 section "$R" "### lru_lock acquisitions per 1000 faulted pages" > "$T/lru.md"
@@ -148,6 +151,7 @@ run_cmd plain bash "$tools/bench-report.sh" "$B" "6.12 6.1" "patched vanilla sto
 run_cmd two bash "$tools/bench-report.sh" --cpus 2 "$B" "6.12 6.1" "patched vanilla stock" "--reps 3"
 expect_eq "--cpus 2 gives the report of no --cpus" "$(grep -v '^Generated' "$T/plain.out")" "$(grep -v '^Generated' "$T/two.out")"
 expect_no_match "--cpus 2: no scaling section" '^## Scaling' "@$T/two.out"
+expect_no_match "no --host: no host line" '^Host:' "@$T/two.out"
 expect_no_match "--cpus 2: no seed section" '^## Seeds' "@$T/two.out"
 expect_eq "--cpus 2: report.json has no scaling or seeds" "false false" "$(jq -r '"\(has("scaling")) \(has("seeds"))"' "$J")"
 expect_absent "--cpus 2: no scaling.json" "$B/scaling.json"
@@ -202,6 +206,28 @@ expect_eq "split: the seed document, shapes kept apart" "compaction/ numa-hintin
 expect_contains "split: an item without a document is named" "no mmbench document for exitdrain" "@$T/split.out"
 expect_eq "split: no part files left" "" "$(find "$S" -name '*.part.json')"
 schema_ok "split: the suite document" "$S/6.1-patched.json"
+
+# A boot's output as bench_run_suite's guest prints it (each document
+# between its marker and the end line, as soon as its item ended, the next
+# item's log after it), killed at its timeout in the middle of the second
+# document: the first document is written, the cut one is named missing.
+{
+	echo "mmbench fault: exit 0"; echo "fault: 3 reps"
+	echo "@@JSON fault@@"; jq . "$fx/fault.json"; echo "@@JSON-END@@"
+	echo "mmbench migrate: exit 0"; echo "migrate: 3 reps"
+	echo "@@JSON migrate@@"; jq . "$fx/migrate.json" | head -n 5
+} > "$T/cut.out"
+(
+	bench=$B/cut
+	# shellcheck disable=SC2317 # bench-lib.sh calls it
+	note() { echo "note: $*"; }
+	mkdir -p "$bench"
+	# shellcheck source=../../tools/vmtest/bench-lib.sh
+	. "$tools/bench-lib.sh"
+	bench_split_output "$T/cut.out" "$bench/6.1-patched" "6.1-patched.json=fault,migrate"
+) > "$T/cut-split.out" 2>&1 || fail "bench_split_output on a cut boot failed: $(cat "$T/cut-split.out")"
+expect_eq "cut boot: the finished item's document is kept" "fault/" "$(jq -r '[.results[] | "\(.benchmark)/\(.params.shape // "")"] | join(" ")' "$B/cut/6.1-patched.json")"
+expect_contains "cut boot: the cut item is named" "no mmbench document for migrate" "@$T/cut-split.out"
 
 # bench-vm.sh's knobs: bad values give one line naming the knob, exit 2,
 # and nothing is written (OUT is not even made).

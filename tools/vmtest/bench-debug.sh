@@ -50,7 +50,7 @@ bench_boot_opts=(--initramfs "$initramfs" --mem "$mem" --add "$top/tests/vm/lib.
 # shellcheck disable=SC2034 # bench_run_suite reads it
 bench_guest_tail='. ./lib.sh; vm_dump_kernel_log'
 
-host_desc="$(uname -n), $(nproc) CPUs ($(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)), $(awk '/^MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo)"
+host_desc=$(bench_host_desc)
 load_start=$(cut -d' ' -f1-3 /proc/loadavg)
 accel=${VMTEST_ACCEL:-}
 t0=$SECONDS splats_total=0

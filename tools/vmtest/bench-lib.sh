@@ -23,13 +23,15 @@ bench_build() {
 }
 
 # bench_run_suite BASE VARIANT KERNEL: one boot of KERNEL runs every
-# benchmark of the suite (one mmbench document each, printed after a marker
-# line); the host merges them into $bench/<base>-<variant>.json, the form
+# benchmark of the suite (one mmbench document each, printed between a
+# marker line and an end line as soon as its benchmark ends, so a boot
+# killed at its timeout still gives the documents of the items before it);
+# the host merges them into $bench/<base>-<variant>.json, the form
 # mmbench compare reads. Reads the caller's bench (directory), suite
 # (comma-separated items), reps, quick (non-empty: --quick), timeout (per
 # boot), note (a function), and, if set, bench_boot_opts (an array of more
 # vmtest options), bench_guest_tail (guest shell commands run after the
-# benchmarks, before the documents are printed), bench_tag (a suffix for the
+# benchmarks and their documents), bench_tag (a suffix for the
 # console and output files, so boots of one kernel with other vCPU counts
 # keep theirs) and bench_docs (an array of "FILE=ITEMS": the documents this
 # boot writes into $bench, each merged from its own items; default
@@ -39,7 +41,7 @@ bench_build() {
 # no document came back.
 # shellcheck disable=SC2154 # bench, reps, suite, timeout, bench_boot_opts: the caller's
 bench_run_suite() {
-	local base=$1 variant=$2 kernel=$3 tag=${bench_tag:-} rc=0 it spec args run='' dump='' items
+	local base=$1 variant=$2 kernel=$3 tag=${bench_tag:-} rc=0 it spec args run='' items
 	local stem=$bench/$1-$2$tag
 	local opts="--reps $reps${quick:+ --quick}"
 	local specs=("${bench_docs[@]-$base-$variant.json=$suite}")
@@ -48,19 +50,21 @@ bench_run_suite() {
 		args=${it%%:*}
 		[ "$it" = "${it#*:}" ] || args+=" --shape ${it#*:}"
 		run+="mmbench $args $opts -o /tmp/$it.json > /tmp/$it.log 2>&1; echo \"mmbench $it: exit \$?\"; cat /tmp/$it.log; "
-		dump+="echo '@@JSON $it@@'; cat /tmp/$it.json 2>/dev/null; "
+		run+="echo '@@JSON $it@@'; cat /tmp/$it.json 2>/dev/null; echo '@@JSON-END@@'; "
 	done
 	note "[$base $variant$tag] booting $(basename "$kernel"): mmbench {${items// /,}} $opts"
 	"$(dirname "${BASH_SOURCE[0]}")/vmtest" boot "$kernel" --timeout "$timeout" --log "$stem.console" ${bench_boot_opts[@]+"${bench_boot_opts[@]}"} -- \
-		"$run" "${bench_guest_tail:-true};" "$dump" > "$stem.out" || rc=$?
-	sed -n '1,/^@@JSON /p' "$stem.out" | grep -v '^@@JSON \|^dmesg | ' | sed "s/^/[$base $variant$tag] /" >&2
+		"$run" "${bench_guest_tail:-true}" > "$stem.out" || rc=$?
+	awk '/^@@JSON-END@@$/ { on = 0; next } /^@@JSON / { on = 1; next } !on && !/^dmesg \| /' "$stem.out" |
+		sed "s/^/[$base $variant$tag] /" >&2
 	bench_split_output "$stem.out" "$stem" "${specs[@]}" && return 0
 	note "[$base $variant$tag] no results (vmtest exit $rc); console: $stem.console"
 	return 1
 }
 
 # bench_split_output OUT STEM FILE=ITEMS...: the documents of one boot's
-# output OUT (each item's after its "@@JSON item@@" line) merged into
+# output OUT (each item's after its "@@JSON item@@" line, up to the next
+# "@@JSON" line: the next item's marker or the end line) merged into
 # $bench/FILE per spec, from the items that gave an mmbench/1 document;
 # a spec none of whose items did is not written. Kept apart from the boot so
 # the tests can feed it recorded output. Fails when no FILE was written.
@@ -72,7 +76,7 @@ bench_split_output() {
 		for it in $(tr , ' ' <<< "${spec#*=}"); do
 			f=$stem-${it//:/-}.part.json
 			parts+=("$f")
-			awk -v m="@@JSON $it@@" '$0 == m {on = 1; next} /^@@JSON / {on = 0} on' "$out" > "$f"
+			awk -v m="@@JSON $it@@" '$0 == m {on = 1; next} /^@@JSON[ -]/ {on = 0} on' "$out" > "$f"
 			if jq -e '.schema == "mmbench/1"' "$f" >/dev/null 2>&1; then
 				docs+=("$f")
 			else
@@ -86,6 +90,12 @@ bench_split_output() {
 		rm -f "${parts[@]}"
 	done
 	return $wrote
+}
+
+# bench_host_desc: the host in one phrase, for the reports: name, CPUs and
+# their model, memory.
+bench_host_desc() {
+	echo "$(uname -n), $(nproc) CPUs ($(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)), $(awk '/^MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo)"
 }
 
 # fmt V: 4 significant digits, whole numbers from 1000 up (no exponents).

@@ -91,6 +91,7 @@ kernel_of() {
 
 t0=$SECONDS
 [ -x "$mmbench" ] || { echo "ERROR: bench-vm: no $mmbench (make mmbench)" >&2; exit 1; }
+load_start=$(cut -d' ' -f1-3 /proc/loadavg)
 for base in $bases; do
 	for variant in $variants; do
 		# The documents this run replaces; others' stay for the report.
@@ -139,7 +140,8 @@ done
 # of earlier runs with other BENCH_BASES/BENCH_VARIANTS.
 seed_opt=()
 [ "$seeds" = 0 ] || seed_opt=(--seeds)
-"$here/bench-report.sh" --cpus "$cpu_counts" ${seed_opt[@]+"${seed_opt[@]}"} "$bench" "6.12 6.1" "patched vanilla stock" "--reps $reps${quick:+ --quick}" > "$bench/REPORT.md.tmp"
+host="$(bench_host_desc); load average $load_start at the start, $(cut -d' ' -f1-3 /proc/loadavg) at the end of the boots ($((SECONDS - t0)) s)"
+"$here/bench-report.sh" --cpus "$cpu_counts" ${seed_opt[@]+"${seed_opt[@]}"} --host "$host" "$bench" "6.12 6.1" "patched vanilla stock" "--reps $reps${quick:+ --quick}" > "$bench/REPORT.md.tmp"
 proof_rc=0
 if [ "${BENCH_PROOF:-1}" != 0 ]; then
 	rm -f "$bench/PROOF.md"
