@@ -7,7 +7,10 @@
 #            6.1 vs unpatched 6.1 vs patched 6.12, in one table
 #   lockstat lru_lock acquisitions per 1000 faulted pages in LOCK_STAT builds,
 #            patched vs unpatched: 6.1 NR_CPUS=256, 6.12 NR_CPUS=1024; fault
-#            pages/s compared with `mmbench compare`
+#            pages/s compared with `mmbench compare` (2 vCPUs); the same
+#            kernels boot again at each other count of PROOF_LOCKSTAT_CPUS
+#            (documents proof-lockstat-<base>-<variant>-cpus<N>-fault.json,
+#            the lru_lock scaling table of bench-scaling.sh)
 #   integrity writers vs migrator on patched 6.1 with numa_balancing 0 and 1
 #            (>= 10^6 page migrations each), then the negative control: 6.1
 #            with patches/test/6.1-migrate-skip-flush.patch must lose writes
@@ -26,7 +29,10 @@
 # $OUT/bench/builds/.
 # Reads: BENCH_BUILDS, OUT, PROOF_STEPS (set and empty: only put PROOF.md together; default "batch flush lockstat integrity
 #   drain"), PROOF_REPS (default 5), PROOF_INTEGRITY_S (seconds per
-#   repetition, default 80; 3 repetitions), BENCH_TIMEOUT, VMTEST_*.
+#   repetition, default 80; 3 repetitions), PROOF_LOCKSTAT_CPUS (vCPU counts
+#   of the lockstat boots besides 2, default none; bench-vm passes
+#   BENCH_CPUS),
+#   BENCH_TIMEOUT, VMTEST_*.
 # shellcheck disable=SC2317 # the step_* functions are called as "step_$s"
 set -eu
 
@@ -36,6 +42,8 @@ out=${OUT:-$top/out}
 steps=${PROOF_STEPS-batch flush lockstat integrity drain}
 reps=${PROOF_REPS:-5}
 integ_s=${PROOF_INTEGRITY_S:-80}
+lockstat_cpus=${PROOF_LOCKSTAT_CPUS:-2}
+[[ $lockstat_cpus =~ ^[0-9]+( [0-9]+)*$ ]] || { echo "ERROR: bench-proof: PROOF_LOCKSTAT_CPUS='$lockstat_cpus': vCPU counts, e.g. '2 4 8'" >&2; exit 2; }
 timeout=${BENCH_TIMEOUT:-3600}
 bench=$out/bench
 mmbench=$out/bin/mmbench
@@ -92,7 +100,8 @@ kernel() {
 	id=$(build_of "$@") && bid_get "$id" IMAGE || { note "no kernel for: $*"; return 1; }
 }
 
-# guest NAME KERNEL CMD...: boots KERNEL, runs the mmbench commands CMD (each
+# guest NAME KERNEL CMD...: boots KERNEL (guest_cpus vCPUs, default 2), runs
+# the mmbench commands CMD (each
 # "DOC=ARGS": `mmbench ARGS -o /tmp/<DOC>.json` in the guest, its exit status recorded;
 # after the shell commands in $guest_pre, if set), then
 # a dmesg WARN count, and unpacks each document into $bench/proof-NAME-doc.json.
@@ -114,7 +123,7 @@ guest() {
 		script+="echo '@@JSON $doc@@'; cat /tmp/$doc.json 2>/dev/null; "
 	done
 	note "[$name] $(basename "${k%/arch/x86/boot/bzImage}"): ${*}"
-	"$here/vmtest" boot "$k" --timeout "$timeout" --log "$bench/proof-$name.console" -- "$script" > "$o" || true
+	"$here/vmtest" boot "$k" --cpus "${guest_cpus:-2}" --timeout "$timeout" --log "$bench/proof-$name.console" -- "$script" > "$o" || true
 	sed -n '1,/^@@JSON /p' "$o" | grep -v '^@@JSON ' | sed "s/^/[$name] /" >&2
 	warns=$(sed -n 's/^@@WARN \([0-9]*\)@@.*/\1/p' "$o" | tail -n 1)
 	release=$(sed -n 's/^@@REL \(.*\)@@.*/\1/p' "$o" | tail -n 1)
@@ -205,7 +214,7 @@ step_flush() {
 }
 
 step_lockstat() {
-	local base nr lim rel_lim k v name rows='[]' d p u pr ur
+	local base nr lim rel_lim k v n name rows='[]' d p u pr ur
 	emit "## lru_lock acquisitions per 1000 faulted pages (LOCK_STAT builds)" "" \
 		"Guest flavor + \`configs/kernel/bench/lockstat.config\`, patched vs unpatched (\`PATCHES=0\`) of the same" \
 		"NR_CPUS; \`mmbench fault --reps $reps\` (threads fault and unmap 4 KiB pages), acquisitions of" \
@@ -220,8 +229,13 @@ step_lockstat() {
 			local knobs=("BASE=$base" "NR_CPUS=$nr" "FRAGMENTS=$lockstat_frag")
 			[ $v = vanilla ] && knobs+=(PATCHES=0)
 			k=$(kernel "${knobs[@]}") || { fail "lockstat: no kernel for $base $v"; continue; }
-			guest "$name" "$k" "fault=fault --reps $reps" || continue
-			[ "${exits[fault]}" = 0 ] || fail "lockstat: mmbench fault exited ${exits[fault]} on $base $v"
+			# 2 vCPUs always (the table below); then the other counts
+			for n in 2 $(tr ' ' '\n' <<< "$lockstat_cpus" | grep -vx 2 | paste -sd ' '); do
+				name=lockstat-$base-$v
+				[ "$n" = 2 ] || name+=-cpus$n
+				guest_cpus=$n guest "$name" "$k" "fault=fault --reps $reps" || continue
+				[ "${exits[fault]}" = 0 ] || fail "lockstat: mmbench fault exited ${exits[fault]} on $base $v at $n vCPUs"
+			done
 		done
 		d=$bench/proof-lockstat-$base
 		p=$(metric "$d-patched-fault.json" fault lru_lock_acq_per_1000_pages)

@@ -19,11 +19,24 @@ dir=$1 bases=$2 variants=$3 cpus=$4
 . "$(dirname "$0")/bench-lib.sh"
 note() { echo "bench-scaling: $*" >&2; }
 
-# The tables: benchmark, metric, what the count is. Counts, not rates: they
-# are what stays exact when TCG runs more vCPUs than the host has cores.
-TABLES='migrate|tlb_ipis_per_1000_pages|TLB IPIs received per 1000 migrated pages
-compaction|tlb_ipis_per_1000_migrated_pages|TLB IPIs received per 1000 pages compaction migrated
-fault|lru_lock_acq_per_1000_pages|lru_lock acquisitions per 1000 faulted pages (LOCK_STAT kernels only)'
+# The tables: benchmark, metric, what the count is, where the figures come
+# from. Counts, not rates: they are what stays exact when TCG runs more
+# vCPUs than the host has cores. "suite": bench-vm's scaling documents;
+# "lockstat": the proof's LOCK_STAT builds of patched and vanilla (no other
+# kernel counts lru_lock acquisitions; stock reads its suite documents,
+# which say so).
+TABLES='migrate|tlb_ipis_per_1000_pages|TLB IPIs received per 1000 migrated pages|suite
+compaction|tlb_ipis_per_1000_migrated_pages|TLB IPIs received per 1000 pages compaction migrated|suite
+fault|lru_lock_acq_per_1000_pages|lru_lock acquisitions per 1000 faulted pages (LOCK_STAT builds of the proof, NR_CPUS 256 on 6.1 and 1024 on 6.12)|lockstat'
+
+# doc_of SOURCE BASE VARIANT N: the document of one cell.
+doc_of() {
+	if [ "$1" = lockstat ] && [ "$3" != stock ]; then
+		if [ "$4" = 2 ]; then echo "$dir/proof-lockstat-$2-$3-fault.json"; else echo "$dir/proof-lockstat-$2-$3-cpus$4-fault.json"; fi
+	else
+		echo "$dir/$2-$3-cpus$4.json"
+	fi
+}
 
 # draw_chart PNG TITLE DATA SERIES...: DATA holds one gnuplot data block per
 # SERIES ("base variant", in order; blocks apart by two blank lines, lines
@@ -83,13 +96,16 @@ CPUs contend.
 **Under TCG the counts are exact and the rates are not.** qemu runs each vCPU as a host thread, and
 $over. The guest kernel counts every IPI it receives and every lru_lock acquisition however slowly
 its vCPUs run, so these per-1000-page counts compare across vCPU counts; rates (pages/s, IPIs/s) and
-times do not, which is why no rate is tabled here. "not run": no document or no such result; "n/a (no
-lock_stat)": the kernel has no CONFIG_LOCK_STAT, so it cannot count lru_lock acquisitions.
+times do not, which is why no rate is tabled here. The lru_lock table comes from the proof's LOCK_STAT
+builds of patched and vanilla (the same guest flavor with \`configs/kernel/bench/lockstat.config\`, at the
+NR_CPUS that gives each base its larger batch), booted at each of these counts (\`PROOF_LOCKSTAT_CPUS\`).
+"not run": no document or no such result; "n/a (no lock_stat)": the kernel has no CONFIG_LOCK_STAT, so
+it cannot count lru_lock acquisitions (Debian's stock kernels).
 
 HEAD
 
 tables='[]'
-while IFS='|' read -r b m title; do
+while IFS='|' read -r b m title source; do
 	echo "### $title (\`$b\` \`$m\`)"
 	echo
 	printf '| base | variant |'; for n in $cpus; do printf ' %s vCPUs |' "$n"; done; echo
@@ -100,7 +116,7 @@ while IFS='|' read -r b m title; do
 		for v in $variants; do
 			line="| $base | $v |" points='' cells=''
 			for n in $cpus; do
-				c=$(bench_cell "$dir/$base-$v-cpus$n.json" "$b" "$m") t=$(cell_text "$c") value=null
+				c=$(bench_cell "$(doc_of "$source" "$base" "$v" "$n")" "$b" "$m") t=$(cell_text "$c") value=null
 				line+=" $t |"
 				is_number "$c" && points+="$n $c"$'\n' value=$c
 				# JSON built here, not by a jq per cell (the report is

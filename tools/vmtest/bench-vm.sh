@@ -123,30 +123,34 @@ for base in $bases; do
 	done
 done
 
-# compare BASE A B: mmbench compare A (baseline) B, text + chart.
+# compare BASE A B [SUFFIX]: mmbench compare A (baseline) B, text + chart;
+# SUFFIX -seeds: the seed documents (the goals of bench-seeds.sh).
 compare() {
-	local f=$bench/$1-$3-vs-$2
-	[ -f "$bench/$1-$2.json" ] && [ -f "$bench/$1-$3.json" ] || return 0
+	local f=$bench/$1-$3-vs-$2${4:-}
+	[ -f "$bench/$1-$2${4:-}.json" ] && [ -f "$bench/$1-$3${4:-}.json" ] || return 0
 	# Relative names: the text goes into the report as it is.
-	(cd "$bench" && "$mmbench" compare "$1-$2.json" "$1-$3.json" --plot "$(basename "$f").png") > "$f.txt" 2>&1 || true
+	(cd "$bench" && "$mmbench" compare "$1-$2${4:-}.json" "$1-$3${4:-}.json" --plot "$(basename "$f").png") > "$f.txt" 2>&1 || true
 }
 for base in 6.12 6.1; do
 	compare "$base" vanilla patched
 	compare "$base" stock patched
 	compare "$base" stock vanilla
+	compare "$base" vanilla patched -seeds
 done
 
 # The report covers every base and variant that has a document, also those
 # of earlier runs with other BENCH_BASES/BENCH_VARIANTS.
+# The proof first: its LOCK_STAT boots at each vCPU count are the lru_lock
+# scaling table's figures.
+proof_rc=0
+if [ "${BENCH_PROOF:-1}" != 0 ]; then
+	rm -f "$bench/PROOF.md"
+	PROOF_LOCKSTAT_CPUS="$cpu_counts" "$here/bench-proof.sh" || proof_rc=$?
+fi
 seed_opt=()
 [ "$seeds" = 0 ] || seed_opt=(--seeds)
 host="$(bench_host_desc); load average $load_start at the start, $(cut -d' ' -f1-3 /proc/loadavg) at the end of the boots ($((SECONDS - t0)) s)"
 "$here/bench-report.sh" --cpus "$cpu_counts" ${seed_opt[@]+"${seed_opt[@]}"} --host "$host" "$bench" "6.12 6.1" "patched vanilla stock" "--reps $reps${quick:+ --quick}" > "$bench/REPORT.md.tmp"
-proof_rc=0
-if [ "${BENCH_PROOF:-1}" != 0 ]; then
-	rm -f "$bench/PROOF.md"
-	"$here/bench-proof.sh" || proof_rc=$?
-fi
 if [ -f "$bench/PROOF.md" ]; then
 	{ echo; echo "---"; echo; sed '1s/^# /## /; 2,$s/^## /### /' "$bench/PROOF.md"; } >> "$bench/REPORT.md.tmp"
 fi
