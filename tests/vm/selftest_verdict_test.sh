@@ -9,7 +9,9 @@
 #     bounded and an unbounded test: a run whose cases all skipped is a
 #     skip, never a pass;
 #   - tools/peer/selftests-compare.sh: patched >= vanilla, a regression, a
-#     test failing on both, a build without a vanilla twin;
+#     test failing on both, a build without a vanilla twin, the twin's
+#     reruns (a failed rerun: flaky on both; every rerun passed: a
+#     regression);
 #   - selftests-run.sh --boot-verdict: a boot whose only failures are test
 #     verdicts goes to the comparison; one that failed a harness check (or
 #     its list), or never reached its summary, fails.
@@ -74,6 +76,17 @@ rows "6.12 mmbatch 0 p migration pass 20 ok" "6.1 vanilla 1 vd migration pass 20
 cmp_run
 expect_status "compare: builds without a vanilla twin (a debug vanilla is no twin of a normal build)" 3 "$crc"
 expect_line "compare: names the build without a twin" "no vanilla twin: p61 (base and debug setting 6.1 0)" "$crc_out"
+# Rechecks: the twin's reruns of a test the patched build failed.
+rows "6.12 vanilla 0 v ksm_tests pass 20 ok" "6.12 mmbatch 0 p ksm_tests fail 20 x" \
+	"6.12 vanilla 0 v ksm_tests fail 20 x" "6.12 vanilla 0 v ksm_tests pass 20 ok"
+cmp_run
+expect_status "compare: the twin failed a rerun: not a regression" 0 "$crc"
+expect_line "compare: ... listed as flaky on both" "flaky on both: p ksm_tests: fail; v passed 2 of 3 runs" "$crc_out"
+rows "6.12 vanilla 0 v ksm_tests pass 20 ok" "6.12 mmbatch 0 p ksm_tests fail 20 x" \
+	"6.12 vanilla 0 v ksm_tests pass 20 ok" "6.12 vanilla 0 v ksm_tests pass 20 ok"
+cmp_run
+expect_status "compare: the twin passed every rerun: a regression" 1 "$crc"
+expect_line "compare: ... with its runs" "regression: p ksm_tests: fail, passes on v (3 of 3 runs)" "$crc_out"
 
 # The boot's verdict (selftests-run.sh --boot-verdict RC GUEST_OUT).
 bv() { printf '%s\n' "${@:2}" > "$T/guest.out"; "$TOP/tools/peer/selftests-run.sh" --boot-verdict "$1" "$T/guest.out"; }
