@@ -99,4 +99,9 @@ judge "a child that exited 1" fail 1 "$T/child-exit.out" "$b-fork-shared.console
 rc=0; "$run" --verdict maybe 0 "$out" "$con" 195 > /dev/null 2> "$T/err" || rc=$?
 expect_eq "--verdict with a bad expectation: exit" 2 "$rc"
 expect_match "--verdict with a bad expectation: the message" "^ERROR: integrity-run: --expect 'maybe': expected ok or fail$" "@$T/err"
+# the kinds are checked before anything boots; file-ext4 is one of them
+rc=0; MMBENCH_STATIC=/bin/true OUT=$T/kinds-out "$run" --kinds anon,file-ext3 "$T/none.env" > /dev/null 2> "$T/err" || rc=$?
+expect_eq "--kinds with an unknown kind: exit" 2 "$rc"
+expect_match "--kinds with an unknown kind: names it and the kinds" "^ERROR: integrity-run: --kinds: unknown kind 'file-ext3' \(anon, anon-thp, fork-shared, shmem, file, file-ext4, ksm, mixed\)$" "@$T/err"
+expect_absent "--kinds with an unknown kind: nothing written" "$T/kinds-out/peer"
 test_summary
