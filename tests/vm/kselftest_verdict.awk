@@ -3,12 +3,20 @@
 # exit 0 pass, 4 KSFT_SKIP; TAP lines "ok N DESC", "not ok N DESC",
 # "ok N DESC # SKIP WHY", "# XFAIL"). Portable awk: runs in the guest under
 # busybox awk, and on the host (tests/vm/selftest_verdict_test.sh).
-#   awk -v name=NAME -v rc=STATUS -v timedout=0|1 -v bounded=0|1 -v limit=S -f kselftest_verdict.awk OUTPUT
+#   awk -v name=NAME -v rc=STATUS -v timedout=0|1 -v bounded=0|1 -v limit=S [-v failcount=1] -f kselftest_verdict.awk OUTPUT
 # Prints one "case NAME DESC VERDICT WHY" line per TAP case, then
 # "test VERDICT WHY". A run whose cases all skipped is a skip, never a pass;
 # a bounded test (it loops until killed) that reached its limit without a
 # failure passes; any other timeout fails.
+# failcount=1 (the list's flag of that name): the test's exit status is its
+# count of failed checks, not kselftest's code, so 4 means four failures,
+# not KSFT_SKIP, unless no check failed (khugepaged exits KSFT_SKIP before
+# its first case when THP is off). khugepaged is such a test (fail() does
+# exit_status++, in 6.1 and 6.12 alike); it prints "Run test: NAME (COLLAPSE:MEM)" before each
+# case and colours each check's result (31 red: failed, 33 yellow: skipped,
+# 32 green: passed), and those blocks are read as its cases.
 function clean(s) {
+	gsub(/\033\[[0-9;]*m/, "", s)
 	gsub(/[\t\r]/, " ", s); sub(/^ +/, "", s); sub(/ +$/, "", s)
 	if (length(s) > 160) s = substr(s, 1, 157) "..."
 	return s == "" ? "-" : s
@@ -33,14 +41,44 @@ function clean(s) {
 	printf "case %s %s %s %s\n", name, desc, verdict, why
 	next
 }
+# failcount: the checks of khugepaged's "Run test:" blocks (see above).
+function close_block() {
+	if (block == "") return
+	# A block without any check's result ran nothing to judge: a skip.
+	v = bfail != "" ? "fail" : (bpass == 0 ? "skip" : "pass")
+	w = bfail != "" ? bfail : (v == "pass" ? "-" : (bskip != "" ? bskip : "no check reported a result"))
+	ncases++; count[v]++
+	if (v == "fail" && firstfail == "") { firstfail = block; firstwhy = clean(bfail) }
+	if (v == "skip" && firstskip == "") firstskip = w
+	printf "case %s %s %s %s\n", name, block, v, clean(w)
+	block = ""
+}
+failcount == 1 && /^Run test: / {
+	close_block()
+	block = clean(substr($0, 11)); sub(/ \(/, "(", block); gsub(/ /, "_", block)
+	bfail = ""; bskip = ""; bpass = 0
+	next
+}
+failcount == 1 && /\033\[31m/ {
+	if (block == "") { block = "setup"; bfail = ""; bskip = ""; bpass = 0 }
+	if (bfail == "") bfail = $0
+	nfailchecks++
+}
+failcount == 1 && block != "" && /\033\[33m/ { if (bskip == "") bskip = $0 }
+failcount == 1 && block != "" && /\033\[32m/ { bpass++ }
 NF { last = $0 }
 END {
+	if (failcount == 1) close_block()
 	if (timedout == 1) {
 		if (bounded == 1 && count["fail"] == 0) {
 			v = "pass"; w = "ran its " limit " s bound without a failure (killed at the bound: the test loops until stopped)"
 		} else {
 			v = "fail"; w = "timed out after " limit " s"
 		}
+	} else if (failcount == 1 && rc != 0 && (rc != 4 || nfailchecks > 0)) {
+		v = "fail"
+		w = "exit status " rc " (its count of failed checks" (nfailchecks ? ", " nfailchecks " seen" : "") ")" \
+			(firstfail != "" ? ", first failed case " firstfail ": " firstwhy : ": " clean(last))
 	} else if (rc == 4) {
 		v = "skip"; w = (firstskip != "" ? firstskip : clean(last))
 	} else if (rc == 0 && count["fail"] == 0) {

@@ -5,9 +5,10 @@
 #     awk (the guest's), on outputs in kselftest's formats
 #     (tests/vm/fixtures/selftests/: the harness's TAP with a failed case,
 #     with every case skipped, kselftest.h's TAP with a skip and an XFAIL,
-#     plain output with exit 0, 4 (KSFT_SKIP) and 1) and on timeouts of a
-#     bounded and an unbounded test: a run whose cases all skipped is a
-#     skip, never a pass;
+#     plain output with exit 0, 4 (KSFT_SKIP) and 1, khugepaged's coloured
+#     checks with an exit status that counts failures: the failcount flag)
+#     and on timeouts of a bounded and an unbounded test: a run whose cases
+#     all skipped is a skip, never a pass;
 #   - tools/peer/selftests-compare.sh: patched >= vanilla, a regression, a
 #     test failing on both, a build without a vanilla twin, the twin's
 #     reruns (a failed rerun: flaky on both; every rerun passed: a
@@ -24,11 +25,18 @@ scratch
 fx=$TOP/tests/vm/fixtures/selftests
 awkf=$TOP/tests/vm/kselftest_verdict.awk
 
-# verdict AWK NAME RC TIMEDOUT BOUNDED FIXTURE: the "test ..." line.
+# verdict AWK NAME RC TIMEDOUT BOUNDED FIXTURE [FAILCOUNT]: the "test ..." line.
 verdict() {
-	$1 -v name="$2" -v rc="$3" -v timedout="$4" -v bounded="$5" -v limit=20 -f "$awkf" "$fx/$6" > "$T/v.out" 2>&1
+	local f=$6
+	[ "${f#/}" != "$f" ] || f=$fx/$f
+	$1 -v name="$2" -v rc="$3" -v timedout="$4" -v bounded="$5" -v limit=20 -v failcount="${7:-0}" -f "$awkf" "$f" > "$T/v.out" 2>&1
 	tail -n 1 "$T/v.out"
 }
+# khugepaged's own output (6.12, a guest without swap): its four swap
+# checks failed, and its exit status is that count, 4.
+# The same run with every check passed.
+kh=khugepaged-swapfail.out
+sed 's/\x1b\[31mFail/\x1b[32mOK/' "$fx/$kh" > "$T/kh-pass.out"
 for a in awk "busybox awk"; do
 	expect_eq "$a: harness TAP, one case failed, exit 1" "test fail exit status 1, first failed case migration.shared_anon" \
 		"$(verdict "$a" migration 1 0 0 harness-mixed.out)"
@@ -52,7 +60,51 @@ for a in awk "busybox awk"; do
 	expect_eq "$a: a bounded test with a failed case at its bound fails" "test fail timed out after 20 s" \
 		"$(verdict "$a" transhuge-stress 143 1 1 harness-mixed.out)"
 	expect_eq "$a: an unbounded test killed at its timeout fails" "test fail timed out after 20 s" "$(verdict "$a" khugepaged 143 1 0 plain-pass.out)"
+	# failcount: the exit status counts failed checks (khugepaged).
+	expect_eq "$a: failcount, exit 4 is four failed checks, not KSFT_SKIP" \
+		"test fail exit status 4 (its count of failed checks, 4 seen), first failed case collapse_swapin_single_pte(khugepaged:anon): Swapout one page... Fail" \
+		"$(verdict "$a" khugepaged 4 0 0 "$kh" 1)"
+	expect_line "$a: failcount, a Run test block with a red check is a failed case" \
+		"case khugepaged collapse_max_ptes_swap(madvise:anon) fail Swapout 65 of 512 pages... Fail" "@$T/v.out"
+	expect_line "$a: failcount, a block whose checks are green passes" "case khugepaged collapse_full(khugepaged:anon) pass -" "@$T/v.out"
+	expect_eq "$a: failcount, 25 blocks read as cases" 25 "$(grep -c '^case khugepaged ' "$T/v.out")"
+	expect_eq "$a: failcount, every check green and exit 0" "test pass 25 of 25 cases passed" \
+		"$(verdict "$a" khugepaged 0 0 0 "$T/kh-pass.out" 1)"
+	expect_eq "$a: failcount, exit 4 with no failed check is still kselftest's skip (khugepaged without THP)" \
+		"test skip KSM not available: /sys/kernel/mm/ksm/run missing" "$(verdict "$a" khugepaged 4 0 0 plain-skip.out 1)"
+	expect_eq "$a: failcount, exit 1 with no failed check fails" \
+		"test fail exit status 1 (its count of failed checks): userfaultfd: copy error: Resource temporarily unavailable" "$(verdict "$a" khugepaged 1 0 0 plain-fail.out 1)"
+	expect_eq "$a: without the flag, exit 4 is kselftest's skip (why khugepaged needs it); colour codes are cleaned" \
+		"test skip Restore THP and khugepaged settings... OK" "$(verdict "$a" khugepaged 4 0 0 "$kh")"
 done
+
+# st_run (tests/vm/selftests_lib.sh) on the host, with a stand-in test: the
+# list's flags mmknob (set while the test runs, restored after; a missing
+# knob fails the test unrun) and failcount (given to the verdict).
+mm=$T/mm dir=$T/bin
+mkdir -p "$mm/ksm" "$dir"
+echo 1 > "$mm/ksm/smart_scan"
+printf '#!/bin/sh\necho "knob during the test: $(cat "$1")"\nexit 0\n' > "$dir/knobtest"
+printf '#!/bin/sh\ncat "$1"\nexit 4\n' > "$dir/khtest"
+chmod +x "$dir/knobtest" "$dir/khtest"
+# st ARGS...: st_run's lines in $T/st.out, its seconds as S.
+st() {
+	(cd "$TOP/tests/vm" && ST_MM_SYSFS=$mm sh -c '. ./lib.sh; . ./selftests_lib.sh; st_run "$@"' st "$@") 2>&1 |
+		sed -E 's/^(selftest [^ ]+ [a-z]+) [0-9]+ /\1 S /' > "$T/st.out"
+}
+st knobtest 20 mmknob=ksm/smart_scan:0 "$dir" ./knobtest "$mm/ksm/smart_scan"
+expect_line "st_run: mmknob sets the knob for the test" "    | knob during the test: 0" "@$T/st.out"
+expect_eq "st_run: ... and puts the old value back after" 1 "$(cat "$mm/ksm/smart_scan")"
+expect_line "st_run: ... saying so" "selftest-knob knobtest: $mm/ksm/smart_scan = 0 (was 1)" "@$T/st.out"
+expect_line "st_run: the test passes" "selftest knobtest pass S exit status 0" "@$T/st.out"
+st knobtest 20 mmknob=ksm/no_such_knob:0 "$dir" ./knobtest "$mm/ksm/smart_scan"
+expect_line "st_run: a knob that is not there fails the test" "FAIL     selftest knobtest: cannot set $mm/ksm/no_such_knob to 0" "@$T/st.out"
+expect_no_line "st_run: ... which does not run" "    | knob during the test: 1" "@$T/st.out"
+st khtest 20 failcount "$dir" ./khtest "$fx/$kh"
+expect_line "st_run: failcount reaches the verdict (exit 4 is four failures)" \
+	"selftest khtest fail S exit status 4 (its count of failed checks, 4 seen), first failed case collapse_swapin_single_pte(khugepaged:anon): Swapout one page... Fail" "@$T/st.out"
+st khtest 20 - "$dir" ./khtest "$fx/$kh"
+expect_line "st_run: without it, exit 4 is a skip" "selftest khtest skip S Restore THP and khugepaged settings... OK" "@$T/st.out"
 
 # The comparison.
 rows() { printf '%s\n' "$@" > "$T/rows"; }

@@ -37,10 +37,12 @@ st_setup() {
 st_run() {
 	_n=$1 _lim=$2 _fl=$3 _dir=$4
 	shift 4
-	_bounded=0 _huge=0
+	_bounded=0 _huge=0 _failcount=0 _knobs=
 	for _f in $(echo "$_fl" | tr ',' ' '); do
 		case $_f in
 		bounded) _bounded=1 ;;
+		failcount) _failcount=1 ;;
+		mmknob=*:*) _knobs="$_knobs ${_f#mmknob=}" ;;
 		hugepages=*) _huge=${_f#hugepages=} ;;
 		needs=*|-) ;;
 		*) echo "FAIL     list: test $_n has an unknown flag '$_f'"; vm_failed=$((vm_failed + 1)); return ;;
@@ -56,6 +58,22 @@ st_run() {
 		return
 	fi
 	[ "$_huge" = 0 ] || echo "$_huge" > /proc/sys/vm/nr_hugepages
+	# mmknob=PATH:VALUE: /sys/kernel/mm/PATH holds VALUE while the test
+	# runs, its old value after (a knob that is not there fails the test).
+	# ST_MM_SYSFS: that directory elsewhere (the host's test of st_run).
+	_saved=
+	for _k in $_knobs; do
+		_kf=${ST_MM_SYSFS:-/sys/kernel/mm}/${_k%%:*}
+		if ! _old=$(cat "$_kf" 2>/dev/null) || ! echo "${_k#*:}" > "$_kf"; then
+			echo "selftest $_n fail 0 cannot set $_kf to ${_k#*:} (flag mmknob=$_k)"
+			echo "FAIL     selftest $_n: cannot set $_kf to ${_k#*:}"
+			vm_failed=$((vm_failed + 1))
+			st_restore_knobs
+			return
+		fi
+		echo "selftest-knob $_n: $_kf = ${_k#*:} (was $_old)"
+		_saved="$_saved $_kf:$_old"
+	done
 	rm -f "$vm_tmp/st.timedout"
 	_t0=$(date +%s)
 	(cd "$_dir" && exec setsid "$@") > "$vm_tmp/st.out" 2>&1 &
@@ -70,10 +88,11 @@ st_run() {
 	kill -KILL -"$_pid" 2>/dev/null
 	_secs=$(($(date +%s) - _t0))
 	[ "$_huge" = 0 ] || echo 0 > /proc/sys/vm/nr_hugepages
+	st_restore_knobs
 	_to=0
 	[ ! -e "$vm_tmp/st.timedout" ] || _to=1
 	sed 's/^/    | /' "$vm_tmp/st.out"
-	awk -v name="$_n" -v rc="$_rc" -v timedout="$_to" -v bounded="$_bounded" -v limit="$_lim" \
+	awk -v name="$_n" -v rc="$_rc" -v timedout="$_to" -v bounded="$_bounded" -v limit="$_lim" -v failcount="$_failcount" \
 		-f "$st_here/kselftest_verdict.awk" "$vm_tmp/st.out" > "$vm_tmp/st.verdict"
 	while read -r _kind _a _b _c _d; do
 		case $_kind in
@@ -85,6 +104,14 @@ st_run() {
 			st_count "selftest $_n (exit status $_rc, $_secs s)" "$_a" "$_b${_c:+ $_c}${_d:+ $_d}" ;;
 		esac
 	done < "$vm_tmp/st.verdict"
+}
+
+# st_restore_knobs: the values st_run saved ($_saved: FILE:OLD ...), back.
+st_restore_knobs() {
+	for _s in $_saved; do
+		echo "${_s#*:}" > "${_s%%:*}" || echo "FAIL     selftest $_n: cannot restore ${_s%%:*} to ${_s#*:}"
+	done
+	_saved=
 }
 
 # st_count WHAT VERDICT WHY: the lib.sh line and counter of one verdict.

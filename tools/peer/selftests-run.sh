@@ -5,11 +5,12 @@
 #   selftests-run.sh --boot-verdict RC GUEST_OUT   judge one recorded boot
 #       (boot_verdict below), nothing booted: the no-boot tests.
 # --only: just these tests of the set (names from the list's first column).
-# Each build boots (qemu TCG, 4 vCPUs, 2 NUMA nodes; tools/vmtest/vmtest)
-# the busybox initramfs with its selftests (tools/peer/selftests-initramfs.sh)
+# Each build boots (qemu TCG, 4 vCPUs, 2 NUMA nodes, 512 MiB of swap on a
+# disk; tools/vmtest/vmtest) the busybox initramfs with its selftests (tools/peer/selftests-initramfs.sh)
 # and runs tests/vm/selftests_full.sh on tools/peer/selftests-<base>.list.
 # A kernel splat in the guest's log or console fails that build's run
-# (tests/vm/host.sh guest_splats), and so does a boot that did not run its
+# (tests/vm/host.sh guest_splats_offline: memory offlining's page dumps
+# are no splats), and so does a boot that did not run its
 # list to the end (a timeout, a failed harness check: boot_verdict). A test
 # that fails is not by itself a failure of the run: per base, every test (and
 # TAP case) that passed on the build's vanilla twin (VARIANT vanilla, the same
@@ -121,12 +122,18 @@ boot_list() {
 	initramfs=$logs/$krel.initramfs.cpio.gz stem=$logs/$krel$tag boot_failed_tests=0
 	echo "== $krel$tag ($variant, debug $debug): selftests-$base.list set $set_name${only:+ (only $only)}, $cpus vCPUs, $mem MiB, each test's bound x$scale, boot bound $limit s"
 	"$here/selftests-initramfs.sh" -o "$initramfs" "$build" "$mmbench:/usr/bin/mmbench"
+	# The guest's swap (selftests_full.sh ST_SWAP): a fresh 512 MiB image
+	# each boot, its disk /dev/vda.
+	rm -f "$logs/swap.img"
+	truncate -s 512M "$logs/swap.img"
+	mkswap -q "$logs/swap.img" > /dev/null
 	rc=0 t0=$SECONDS
 	"$top/tools/vmtest/vmtest" boot "$image" --initramfs "$initramfs" --cpus "$cpus" --nodes 2 --mem "$mem" \
+		--scratch-disk "$logs/swap.img" \
 		--timeout "$limit" --append log_buf_len=8M --log "$stem.console" \
 		--add "$top/tests/vm/lib.sh" --add "$top/tests/vm/selftests_lib.sh" \
 		--add "$top/tests/vm/kselftest_verdict.awk" --add "$list" --add "$top/tests/vm/selftests_full.sh" \
-		-- "GUEST_CPUS=$cpus ST_SCALE=$scale ST_LIST=${list##*/} ST_SET=$set_name${only:+ ST_ONLY=$only}" sh selftests_full.sh "$krel" > "$stem.out" || rc=$?
+		-- "GUEST_CPUS=$cpus ST_SWAP=/dev/vda ST_SCALE=$scale ST_LIST=${list##*/} ST_SET=$set_name${only:+ ST_ONLY=$only}" sh selftests_full.sh "$krel" > "$stem.out" || rc=$?
 	echo "$krel$tag: the boot took $((SECONDS - t0)) s (vmtest exit $rc)"
 	grep -E '^(selftest|selftest-case|FAIL|NOT-LIVE) ' "$stem.out" | sed 's/^/    /' || true
 	bv=$(boot_verdict "$rc" "$stem.out")
@@ -137,7 +144,10 @@ boot_list() {
 		boot_failed_tests=1 ;;
 	*) fail "$krel$tag: vmtest boot (selftests_full.sh; console $stem.console): $bv" ;;
 	esac
-	guest_splats "$stem.out" "$stem.console"
+	# mem-on-off-test.sh offlines memory: its failed attempts' page dumps
+	# are blanked for the scan (tests/vm/host.sh guest_splats_offline).
+	guest_splats_offline "$stem.out" "$stem.console"
+	[ -z "$offline_note" ] || echo "    $krel$tag: $offline_note"
 	# this boot's rows only: a recheck's kernel has rows of its first boot
 	n=$(wc -l < "$rows")
 	awk -v k="$krel" -v b="$base" -v var="$variant" -v dbg="$debug" '

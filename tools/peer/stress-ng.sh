@@ -69,51 +69,9 @@ stressor_verdicts() {
 	done
 }
 
-# Two kernel messages that are no splats here: memhotplug's offline
-# attempts that fail make the kernel dump the page they failed on, one it
-# cannot isolate (mm/page_isolation.c, "page dumped because: unmovable
-# page") or one that did not migrate (mm/memory_hotplug.c, after "migrating
-# pfn N failed ret:R": "page dumped because: migration failure"; on
-# Debian's 6.12 as on ours, block-device pages whose buffers are in use).
-# Both are printed only by memory offlining. As exempt reports they would
-# stay open for the next 400 lines and hide a real one (tests/vm/host.sh),
-# so the scans below see those lines blanked, and the counts are reported.
-offline_dumps='page dumped because: unmovable page|page dumped because: migration failure'
-# sng_blank_offline FILE: FILE with those lines blank (the numbering kept).
-sng_blank_offline() {
-	awk -v m="$offline_dumps" 'BEGIN {n = split(m, a, "|"); for (i = 1; i <= n; i++) M[a[i]] = 1}
-		{l = $0; sub(/\r$/, "", l); sub(/^(dmesg \| )?(<[0-9]+>)?(\[ *[0-9]+\.[0-9]+\] ?)?/, "", l); print (l in M ? "" : $0)}' "$1"
-}
-# sng_splats OUT CONSOLE: tests/vm/host.sh's guest_splats with the offline
-# page dumps blanked: the dumped kernel log (whole, from boot) and the
-# console; offline_note says what was blanked.
-sng_splats() {
-	local dmesg=${1%.out}.dmesg why filtered nu nm
-	filtered=$(mktemp)
-	offline_note=
-	if why=$(guest_kernel_log "$1" "$dmesg"); then
-		pass "the guest's kernel log dumped in whole ($(wc -l < "$dmesg") lines, $dmesg)"
-		expect_match "the dumped kernel log starts at boot (its 'Linux version' line)" '^(\[[ 0-9.]+\] )?Linux version ' "@$dmesg"
-		nu=$(grep -c 'page dumped because: unmovable page$' "$dmesg" || true)
-		nm=$(grep -c 'page dumped because: migration failure$' "$dmesg" || true)
-		if [ $((nu + nm)) -gt 0 ]; then
-			offline_note="memory offlining dumped $nu unmovable and $nm unmigrated pages ($({ grep -o 'migrating pfn [0-9a-f]* failed' "$dmesg" || true; } | sort -u | wc -l) pfns), blanked for the scan"
-			echo "    | $offline_note"
-		fi
-		sng_blank_offline "$dmesg" > "$filtered"
-		splat_scan "the guest's kernel log ($dmesg)" "$filtered"
-	else
-		fail "the guest's kernel log could not be read, so it cannot be scanned: $why"
-	fi
-	if [ -s "$2" ]; then
-		splat_console "$2" > "$filtered.c"
-		sng_blank_offline "$filtered.c" > "$filtered"
-		splat_scan "the serial console ($2)" "$filtered"
-	else
-		fail "the serial console log $2 is missing or empty"
-	fi
-	rm -f "$filtered" "$filtered.c"
-}
+# Memory offlining's page dumps are no splats here: tests/vm/host.sh's
+# guest_splats_offline blanks them for the scan and says how many
+# (offline_note).
 
 # --verdicts GUEST_OUT: the stressor verdicts of a recorded guest output
 # alone (nothing built or booted; tests/vm/stress_ng_parse_test.sh); exit 1
@@ -132,7 +90,7 @@ if [ "$1" = --splats ]; then
 	. "$top/tests/lib/assert.sh"
 	# shellcheck source=tests/vm/host.sh
 	. "$top/tests/vm/host.sh"
-	sng_splats "$2" "$3"
+	guest_splats_offline "$2" "$3"
 	[ -z "$offline_note" ] || echo "offline: $offline_note"
 	test_summary
 	exit
@@ -207,7 +165,7 @@ t_boot=$((SECONDS - t0))
 echo "$tag: the boot took $t_boot s (vmtest exit $rc)"
 guest_results "$peer/$tag.out"
 f0=$test_failures
-sng_splats "$peer/$tag.out" "$peer/$tag.console"
+guest_splats_offline "$peer/$tag.out" "$peer/$tag.console"
 splats=$((test_failures - f0))
 expect_match "the guest's checks ran to their end" '^summary: [0-9]+ ok, [0-9]+ failed, [0-9]+ not live$' "@$peer/$tag.out"
 expect_status "vmtest boot (the guest command's exit status; console $peer/$tag.console)" 0 "$rc"
