@@ -145,9 +145,9 @@ boot_list() {
 	*) fail "$krel$tag: vmtest boot (selftests_full.sh; console $stem.console): $bv" ;;
 	esac
 	# mem-on-off-test.sh offlines memory: its failed attempts' page dumps
-	# are blanked for the scan (tests/vm/host.sh guest_splats_offline).
+	# are blanked for the scan, and counted (tests/vm/host.sh
+	# guest_splats_offline prints how many).
 	guest_splats_offline "$stem.out" "$stem.console"
-	[ -z "$offline_note" ] || echo "    $krel$tag: $offline_note"
 	# this boot's rows only: a recheck's kernel has rows of its first boot
 	n=$(wc -l < "$rows")
 	awk -v k="$krel" -v b="$base" -v var="$variant" -v dbg="$debug" '
