@@ -106,6 +106,13 @@ expect_line "st_run: failcount reaches the verdict (exit 4 is four failures)" \
 st khtest 20 - "$dir" ./khtest "$fx/$kh"
 expect_line "st_run: without it, exit 4 is a skip" "selftest khtest skip S Restore THP and khugepaged settings... OK" "@$T/st.out"
 
+# --repeat takes 1 to 99 runs of each test, and a bad count boots nothing.
+for bad in 0 100 x; do
+	capture r "$TOP/tools/peer/selftests-run.sh" --repeat "$bad" "$T/no-such-build.env"
+	expect_status "selftests-run --repeat $bad is refused" 2 "$r"
+	expect_line "  ... saying why" "ERROR: selftests-run: --repeat '$bad': expected an integer from 1 to 99" "$r_out"
+done
+
 # The comparison.
 rows() { printf '%s\n' "$@" > "$T/rows"; }
 cmp_run() { capture crc "$TOP/tools/peer/selftests-compare.sh" "$T/rows"; }

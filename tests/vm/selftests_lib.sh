@@ -8,7 +8,8 @@
 # guests; the column may be a +-list, e.g. quick+nightly), or full (every
 # line); DIR: where the binaries
 # are (tools/peer/selftests-initramfs.sh puts them in /usr/lib/kselftest/mm).
-# ST_ONLY (a comma list of test names) narrows the set to those tests.
+# ST_ONLY (a comma list of test names) narrows the set to those tests;
+# ST_REPEAT (default 1) runs each test that many times in a row.
 # Each test runs in DIR in its own session, killed (the whole process group)
 # at TIMEOUT_S; its output is printed indented, then kselftest_verdict.awk
 # (next to this file) reads it, and one line per test and per TAP case goes
@@ -139,8 +140,13 @@ st_run_list() {
 		# ST_SCALE: the list's bounds are sized for the normal guests; a
 		# debug kernel (KASAN, lockdep) runs about 5x slower.
 		_lim=$((_lim * ${ST_SCALE:-1}))
-		# shellcheck disable=SC2086 # the command is words
-		st_run "$_name" "$_lim" "$_flags" "$3" $_cmd
+		# ST_REPEAT: each test that many times in a row (how often it fails).
+		_r=0
+		while [ "$_r" -lt "${ST_REPEAT:-1}" ]; do
+			# shellcheck disable=SC2086 # the command is words
+			st_run "$_name" "$_lim" "$_flags" "$3" $_cmd
+			_r=$((_r + 1))
+		done
 		_ran=$((_ran + 1))
 	done < "$1"
 	vm_expect_ge "selftests run from $(basename "$1") (set $2)" 1 "$_ran"

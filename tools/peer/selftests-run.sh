@@ -1,10 +1,12 @@
 #!/bin/bash
 # The kernel's own mm selftests on booted guests, one boot per build, and
 # the report: per test and kernel, its verdict and seconds.
-#   selftests-run.sh [--set quick|full] [--only NAME,NAME] [--report FILE] BUILD_IDENTITY...
+#   selftests-run.sh [--set quick|full] [--only NAME,NAME] [--repeat N] [--report FILE] BUILD_IDENTITY...
 #   selftests-run.sh --boot-verdict RC GUEST_OUT   judge one recorded boot
 #       (boot_verdict below), nothing booted: the no-boot tests.
 # --only: just these tests of the set (names from the list's first column).
+# --repeat N: each test N times in a row in the one boot (1 to 99, default
+#   1), every run a row of its own: how often a test fails, on each kernel.
 # Each build boots (qemu TCG, 4 vCPUs, 2 NUMA nodes, 512 MiB of swap on a
 # disk; tools/vmtest/vmtest) the busybox initramfs with its selftests (tools/peer/selftests-initramfs.sh)
 # and runs tests/vm/selftests_full.sh on tools/peer/selftests-<base>.list.
@@ -34,7 +36,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 out=${OUT:-$top/out}
 export OUT=$out
-usage() { echo "usage: selftests-run.sh [--set quick|full] [--only NAME,NAME] [--report FILE] BUILD_IDENTITY... | --boot-verdict RC GUEST_OUT" >&2; exit 2; }
+usage() { echo "usage: selftests-run.sh [--set quick|full] [--only NAME,NAME] [--repeat N] [--report FILE] BUILD_IDENTITY... | --boot-verdict RC GUEST_OUT" >&2; exit 2; }
 # boot_verdict RC OUT: one build's boot (vmtest's exit status RC, the guest's
 # output OUT), as one line: "ok" (selftests_full.sh ran its list, every test
 # passed or skipped), "tests-failed N" (it ran its list to its summary, and
@@ -65,18 +67,22 @@ if [ "${1:-}" = --boot-verdict ]; then
 	boot_verdict "$2" "$3"
 	exit 0
 fi
-set_name=full report=$out/peer/selftests-report.txt only=
+set_name=full report=$out/peer/selftests-report.txt only='' repeat=1
 while [ $# -gt 0 ]; do
 	case $1 in
 	--set) [ $# -ge 2 ] || usage; set_name=$2; shift 2 ;;
 	--report) [ $# -ge 2 ] || usage; report=$2; shift 2 ;;
 	--only) [ $# -ge 2 ] || usage; only=$2; shift 2 ;;
+	--repeat) [ $# -ge 2 ] || usage; repeat=$2; shift 2 ;;
 	-h|--help) usage ;;
 	-*) echo "ERROR: selftests-run: unknown option '$1'" >&2; exit 2 ;;
 	*) break ;;
 	esac
 done
 case $set_name in quick|full) ;; *) echo "ERROR: selftests-run: --set '$set_name': expected quick or full" >&2; exit 2 ;; esac
+[[ "$repeat" =~ ^[1-9][0-9]?$ ]] || { echo "ERROR: selftests-run: --repeat '$repeat': expected an integer from 1 to 99" >&2; exit 2; }
+rep_note=
+[ "$repeat" = 1 ] || rep_note=", $repeat runs of each test"
 debug_scale=${SELFTESTS_DEBUG_SCALE:-5}
 recheck=${SELFTESTS_RECHECK:-2}
 [[ "$recheck" =~ ^[0-9]$ ]] ||
@@ -118,9 +124,9 @@ boot_list() {
 	# bounds, plus boot and margin.
 	scale=1
 	[ "$debug" = 0 ] || scale=$debug_scale
-	limit=$(awk -v set="$set_name" -v only=",$only," -v k="$scale" '!/^[ \t]*(#|$)/ && (set == "full" || index("+" $2 "+", "+" set "+")) && (only == ",," || index(only, "," $1 ",")) { s += $3 } END { print s * k + 300 }' "$list")
+	limit=$(awk -v set="$set_name" -v only=",$only," -v k="$scale" -v r="$repeat" '!/^[ \t]*(#|$)/ && (set == "full" || index("+" $2 "+", "+" set "+")) && (only == ",," || index(only, "," $1 ",")) { s += $3 } END { print s * k * r + 300 }' "$list")
 	initramfs=$logs/$krel.initramfs.cpio.gz stem=$logs/$krel$tag boot_failed_tests=0
-	echo "== $krel$tag ($variant, debug $debug): selftests-$base.list set $set_name${only:+ (only $only)}, $cpus vCPUs, $mem MiB, each test's bound x$scale, boot bound $limit s"
+	echo "== $krel$tag ($variant, debug $debug): selftests-$base.list set $set_name${only:+ (only $only)}$rep_note, $cpus vCPUs, $mem MiB, each test's bound x$scale, boot bound $limit s"
 	"$here/selftests-initramfs.sh" -o "$initramfs" "$build" "$mmbench:/usr/bin/mmbench"
 	# The guest's swap (selftests_full.sh ST_SWAP): a fresh 512 MiB image
 	# each boot, its disk /dev/vda.
@@ -133,7 +139,7 @@ boot_list() {
 		--timeout "$limit" --append log_buf_len=8M --log "$stem.console" \
 		--add "$top/tests/vm/lib.sh" --add "$top/tests/vm/selftests_lib.sh" \
 		--add "$top/tests/vm/kselftest_verdict.awk" --add "$list" --add "$top/tests/vm/selftests_full.sh" \
-		-- "GUEST_CPUS=$cpus ST_SWAP=/dev/vda ST_SCALE=$scale ST_LIST=${list##*/} ST_SET=$set_name${only:+ ST_ONLY=$only}" sh selftests_full.sh "$krel" > "$stem.out" || rc=$?
+		-- "GUEST_CPUS=$cpus ST_SWAP=/dev/vda ST_SCALE=$scale ST_LIST=${list##*/} ST_SET=$set_name ST_REPEAT=$repeat${only:+ ST_ONLY=$only}" sh selftests_full.sh "$krel" > "$stem.out" || rc=$?
 	echo "$krel$tag: the boot took $((SECONDS - t0)) s (vmtest exit $rc)"
 	grep -E '^(selftest|selftest-case|FAIL|NOT-LIVE) ' "$stem.out" | sed 's/^/    /' || true
 	bv=$(boot_verdict "$rc" "$stem.out")
