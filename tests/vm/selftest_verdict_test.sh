@@ -13,6 +13,8 @@
 #     test failing on both, a build without a vanilla twin, the twin's
 #     reruns (a failed rerun: flaky on both; every rerun passed: a
 #     regression);
+#   - selftests-run.sh --recheck-tests: a recheck reruns the list up to
+#     the regressed test, in order;
 #   - selftests-run.sh --boot-verdict: a boot whose only failures are test
 #     verdicts goes to the comparison; one that failed a harness check (or
 #     its list), or never reached its summary, fails.
@@ -112,6 +114,15 @@ for bad in 0 100 x; do
 	expect_status "selftests-run --repeat $bad is refused" 2 "$r"
 	expect_line "  ... saying why" "ERROR: selftests-run: --repeat '$bad': expected an integer from 1 to 99" "$r_out"
 done
+
+# What a recheck boot of the twin runs: the list up to the regressed tests,
+# in its order (an order-dependent failure reruns in its order).
+printf '%s\n' '# a comment' 'a quick 10 - ./a' 'b full 10 - ./b' '' 'c quick+debug 10 - ./c' 'd full 10 - ./d' > "$T/r.list"
+rt() { "$TOP/tools/peer/selftests-run.sh" --recheck-tests "$T/r.list" "$@"; }
+expect_eq "recheck tests: the full set up to the last regressed test" "a,b,c" "$(rt full c)"
+expect_eq "recheck tests: two regressed tests, up to the later one" "a,b,c,d" "$(rt full d,b)"
+expect_eq "recheck tests: the first test alone" "a" "$(rt full a)"
+expect_eq "recheck tests: the quick set skips full-only tests" "a,c" "$(rt quick c)"
 
 # The comparison.
 rows() { printf '%s\n' "$@" > "$T/rows"; }

@@ -25,7 +25,8 @@
 #   KERNELRELEASE TEST VERDICT SECONDS WHY
 #   KERNELRELEASE TEST/CASE VERDICT - WHY
 # Logs: $OUT/peer/selftests/run/<release>[-recheckN].{out,console}.
-# A test that regresses runs again on the twin (SELFTESTS_RECHECK, below).
+# A test that regresses runs again on the twin (SELFTESTS_RECHECK, below),
+# after the tests that ran before it (recheck_tests).
 # Reads: OUT, VM_CPUS (4), VM_MEM (MiB, 2048; debug builds 3072),
 # SELFTESTS_DEBUG_SCALE (5: debug builds' per-test bounds, times the list's),
 # SELFTESTS_RECHECK (2: reruns on the twin of a regressed test, 0 to 9),
@@ -36,7 +37,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 out=${OUT:-$top/out}
 export OUT=$out
-usage() { echo "usage: selftests-run.sh [--set quick|full] [--only NAME,NAME] [--repeat N] [--report FILE] BUILD_IDENTITY... | --boot-verdict RC GUEST_OUT" >&2; exit 2; }
+usage() { echo "usage: selftests-run.sh [--set quick|full] [--only NAME,NAME] [--repeat N] [--report FILE] BUILD_IDENTITY... | --boot-verdict RC GUEST_OUT | --recheck-tests LIST SET TESTS" >&2; exit 2; }
 # boot_verdict RC OUT: one build's boot (vmtest's exit status RC, the guest's
 # output OUT), as one line: "ok" (selftests_full.sh ran its list, every test
 # passed or skipped), "tests-failed N" (it ran its list to its summary, and
@@ -62,9 +63,28 @@ boot_verdict() {
 		echo "vmtest exit $rc with $n failed test verdicts"
 	fi
 }
+# recheck_tests LIST SET TESTS: what a recheck boot of the twin runs for
+# the regressed TESTS (a comma list): the tests of SET in LIST's order, from
+# the first up to the last of TESTS, as a comma list. A test can fail only
+# after others ran: 6.12's uffd-unit-tests fails its "events on anon" case
+# in the first run after uffd-stress, on the vanilla build as on ours, and
+# passes when it runs first in a boot. So the twin reruns it in the order the
+# patched build ran it.
+recheck_tests() {
+	awk -v set="$2" -v want=",$3," '
+		/^[ \t]*(#|$)/ { next }
+		set == "full" || index("+" $2 "+", "+" set "+") { n++; name[n] = $1; if (index(want, "," $1 ",")) last = n }
+		END { for (i = 1; i <= last; i++) printf "%s%s", name[i], (i < last ? "," : "\n") }' "$1"
+}
 if [ "${1:-}" = --boot-verdict ]; then
 	[ $# -eq 3 ] || usage
 	boot_verdict "$2" "$3"
+	exit 0
+fi
+# --recheck-tests LIST SET TESTS: recheck_tests alone (no boot; the tests).
+if [ "${1:-}" = --recheck-tests ]; then
+	[ $# -eq 4 ] || usage
+	recheck_tests "$2" "$3" "$4"
 	exit 0
 fi
 set_name=full report=$out/peer/selftests-report.txt only='' repeat=1
@@ -176,7 +196,8 @@ done
 # migration.shared_anon and 6.12's ksm_tests -N have failed on both the
 # patched and the vanilla build, in different runs). So a test that a
 # patched build fails and its vanilla twin passes runs SELFTESTS_RECHECK more
-# times on the twin (a boot each, just those tests): the comparison counts
+# times on the twin (a boot each, running the list up to those tests in its
+# order, recheck_tests; within --only when given): the comparison counts
 # every run, and a twin that fails the test in any of them makes it "flaky
 # on both", not a regression; a twin that passes every run confirms it.
 if [ "$recheck" -gt 0 ] && ! "$here/selftests-compare.sh" "$rows" > "$logs/compare-first.txt"; then
@@ -186,8 +207,15 @@ if [ "$recheck" -gt 0 ] && ! "$here/selftests-compare.sh" "$rows" > "$logs/compa
 	done < <(sed -n 's/^regression: [^ ]* \([^/: ]*\)[^ ]*: .*, passes on \([^ ]*\)\( (.*)\)\{0,1\}$/\2 \1/p' "$logs/compare-first.txt" | sort -u)
 	for twin in "${!retest[@]}"; do
 		[ -n "${build_of_release[$twin]:-}" ] || continue
+		tb=${build_of_release[$twin]}
+		# In the order the patched build ran them (recheck_tests), within
+		# what this run ran (--only).
+		seq=$(recheck_tests "$here/selftests-$(bid_get "$tb" BASE).list" "$set_name" "${retest[$twin]}")
+		if [ -n "$only" ]; then
+			seq=$(tr ',' '\n' <<< "$seq" | grep -Fxf <(tr ',' '\n' <<< "$only") | paste -sd,)
+		fi
 		for ((i = 1; i <= recheck; i++)); do
-			boot_list "${build_of_release[$twin]}" "${retest[$twin]}" "-recheck$i"
+			boot_list "$tb" "$seq" "-recheck$i"
 		done
 	done
 fi
