@@ -8,8 +8,9 @@
 # --repeat N: each test N times in a row in the one boot (1 to 99, default
 #   1), every run a row of its own: how often a test fails, on each kernel.
 # Each build boots (qemu TCG, 4 vCPUs, 2 NUMA nodes, 512 MiB of swap on a
-# disk; tools/vmtest/vmtest) the busybox initramfs with its selftests (tools/peer/selftests-initramfs.sh)
-# and runs tests/vm/selftests_full.sh on tools/peer/selftests-<base>.list.
+# disk; tools/vmtest/vmtest) the busybox initramfs with its selftests
+# (tools/peer/selftests-initramfs.sh) and runs tests/vm/selftests_full.sh on
+# tools/peer/selftests-<base>.list.
 # A kernel splat in the guest's log or console fails that build's run
 # (tests/vm/host.sh guest_splats_offline: memory offlining's page dumps
 # are no splats), and so does a boot that did not run its
@@ -193,8 +194,9 @@ for build in "$@"; do
 done
 
 # Rechecks. Some tests fail now and then on any kernel (6.1's
-# migration.shared_anon and 6.12's ksm_tests -N have failed on both the
-# patched and the vanilla build, in different runs). So a test that a
+# migration.shared_anon, 6.12's khugepaged collapse_compound_extreme and
+# uffd-unit-tests have failed on both the patched and the vanilla build, in
+# different runs). So a test that a
 # patched build fails and its vanilla twin passes runs SELFTESTS_RECHECK more
 # times on the twin (a boot each, running the list up to those tests in its
 # order, recheck_tests; within --only when given): the comparison counts
