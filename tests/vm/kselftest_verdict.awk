@@ -12,9 +12,10 @@
 # count of failed checks, not kselftest's code, so 4 means four failures,
 # not KSFT_SKIP, unless no check failed (khugepaged exits KSFT_SKIP before
 # its first case when THP is off). khugepaged is such a test (fail() does
-# exit_status++, in 6.1 and 6.12 alike); it prints "Run test: NAME (COLLAPSE:MEM)" before each
-# case and colours each check's result (31 red: failed, 33 yellow: skipped,
-# 32 green: passed), and those blocks are read as its cases.
+# exit_status++, in 6.1 and 6.12 alike); it prints "Run test: NAME
+# (COLLAPSE:MEM)" before each case and colours each check's result (31 red:
+# failed, 33 yellow: skipped, 32 green: passed), and those blocks are read
+# as its cases.
 function clean(s) {
 	gsub(/\033\[[0-9;]*m/, "", s)
 	gsub(/[\t\r]/, " ", s); sub(/^ +/, "", s); sub(/ +$/, "", s)
