@@ -11,7 +11,7 @@
 #                        its other lines indented, records every result line
 #                        (the dumped kernel log, below, is left to
 #                        guest_splats).
-#   guest_splats OUT CONSOLE [--no-dump WHY]
+#   guest_splats OUT CONSOLE [--no-dump WHY | --blank-offline]
 #                        any kernel splat fails the guest check: the kernel
 #                        log the guest dumped into OUT (lib.sh's
 #                        vm_dump_kernel_log, written to OUT's name with .dmesg
@@ -20,7 +20,10 @@
 #                        each scanned by splat_scan. A log that
 #                        was not dumped in whole is a fail; --no-dump: this
 #                        boot runs no guest command (a boot that reboots
-#                        before it), only CONSOLE is scanned, WHY is printed.
+#                        before it), only CONSOLE is scanned, WHY is printed;
+#                        --blank-offline: a guest that offlines memory, whose
+#                        page dumps (offline_dumps, below) are blanked for
+#                        the scans and counted in offline_note.
 #   splat_scan LABEL FILE
 #                        one fail per kernel report in FILE ("kernel splat in
 #                        LABEL line N: FIRST LINE"), else one pass ("no kernel
@@ -169,29 +172,44 @@ splat_console() {
 }
 
 guest_splats() {
-	local out=$1 console=$2 dmesg why filtered
-	if [ "${3:-}" = --no-dump ]; then
-		echo "    | no kernel log dump in this boot: ${4:-}; its console is scanned alone"
-	else
+	local out=$1 console=$2 dmesg why filtered blank="" nu nm
+	offline_note=
+	filtered=$(mktemp)
+	case ${3:-} in
+	--no-dump) echo "    | no kernel log dump in this boot: ${4:-}; its console is scanned alone" ;;
+	--blank-offline) blank=1 ;;
+	esac
+	if [ "${3:-}" != --no-dump ]; then
 		dmesg=${out%.out}.dmesg
 		[ "$dmesg" != "$out" ] || dmesg=$out.dmesg
 		if why=$(guest_kernel_log "$out" "$dmesg"); then
 			pass "the guest's kernel log dumped in whole ($(wc -l < "$dmesg") lines, $dmesg)"
 			# A log that wrapped lost its first messages: a splat there would go unseen.
 			expect_match "the dumped kernel log starts at boot (its 'Linux version' line)" '^(\[[ 0-9.]+\] )?Linux version ' "@$dmesg"
-			splat_scan "the guest's kernel log ($dmesg)" "$dmesg"
+			if [ -n "$blank" ]; then
+				nu=$(grep -c 'page dumped because: unmovable page$' "$dmesg" || true)
+				nm=$(grep -c 'page dumped because: migration failure$' "$dmesg" || true)
+				if [ $((nu + nm)) -gt 0 ]; then
+					offline_note="memory offlining dumped $nu unmovable and $nm unmigrated pages ($({ grep -o 'migrating pfn [0-9a-f]* failed' "$dmesg" || true; } | sort -u | wc -l) pfns), blanked for the scan"
+					echo "    | $offline_note"
+				fi
+				blank_offline_dumps "$dmesg" > "$filtered"
+			else
+				cp "$dmesg" "$filtered"
+			fi
+			splat_scan "the guest's kernel log ($dmesg)" "$filtered"
 		else
 			fail "the guest's kernel log could not be read, so it cannot be scanned: $why"
 		fi
 	fi
 	if [ -s "$console" ]; then
-		filtered=$(mktemp)
-		splat_console "$console" > "$filtered"
+		splat_console "$console" > "$filtered.c"
+		if [ -n "$blank" ]; then blank_offline_dumps "$filtered.c" > "$filtered"; else mv "$filtered.c" "$filtered"; fi
 		splat_scan "the serial console ($console)" "$filtered"
-		rm -f "$filtered"
 	else
 		fail "the serial console log $console is missing or empty"
 	fi
+	rm -f "$filtered" "$filtered.c"
 }
 
 # Two kernel messages that are no splats in a guest that offlines memory
@@ -203,40 +221,11 @@ guest_splats() {
 # Debian's 6.12 as on ours, block-device pages whose buffers are in use).
 # Both are printed only by memory offlining. As exempt reports they would
 # stay open for the next 400 lines and hide a real one (splat_scan),
-# so the scans below see those lines blanked, and the counts are reported.
+# so guest_splats --blank-offline scans the logs with those lines blanked
+# and reports how many there were.
 offline_dumps='page dumped because: unmovable page|page dumped because: migration failure'
 # blank_offline_dumps FILE: FILE with those lines blank (the numbering kept).
 blank_offline_dumps() {
 	awk -v m="$offline_dumps" 'BEGIN {n = split(m, a, "|"); for (i = 1; i <= n; i++) M[a[i]] = 1}
 		{l = $0; sub(/\r$/, "", l); sub(/^(dmesg \| )?(<[0-9]+>)?(\[ *[0-9]+\.[0-9]+\] ?)?/, "", l); print (l in M ? "" : $0)}' "$1"
-}
-# guest_splats_offline OUT CONSOLE: guest_splats with the offline page
-# dumps blanked: the dumped kernel log (whole, from boot) and the
-# console; offline_note says what was blanked.
-guest_splats_offline() {
-	local dmesg=${1%.out}.dmesg why filtered nu nm
-	filtered=$(mktemp)
-	offline_note=
-	if why=$(guest_kernel_log "$1" "$dmesg"); then
-		pass "the guest's kernel log dumped in whole ($(wc -l < "$dmesg") lines, $dmesg)"
-		expect_match "the dumped kernel log starts at boot (its 'Linux version' line)" '^(\[[ 0-9.]+\] )?Linux version ' "@$dmesg"
-		nu=$(grep -c 'page dumped because: unmovable page$' "$dmesg" || true)
-		nm=$(grep -c 'page dumped because: migration failure$' "$dmesg" || true)
-		if [ $((nu + nm)) -gt 0 ]; then
-			offline_note="memory offlining dumped $nu unmovable and $nm unmigrated pages ($({ grep -o 'migrating pfn [0-9a-f]* failed' "$dmesg" || true; } | sort -u | wc -l) pfns), blanked for the scan"
-			echo "    | $offline_note"
-		fi
-		blank_offline_dumps "$dmesg" > "$filtered"
-		splat_scan "the guest's kernel log ($dmesg)" "$filtered"
-	else
-		fail "the guest's kernel log could not be read, so it cannot be scanned: $why"
-	fi
-	if [ -s "$2" ]; then
-		splat_console "$2" > "$filtered.c"
-		blank_offline_dumps "$filtered.c" > "$filtered"
-		splat_scan "the serial console ($2)" "$filtered"
-	else
-		fail "the serial console log $2 is missing or empty"
-	fi
-	rm -f "$filtered" "$filtered.c"
 }

@@ -12,9 +12,9 @@
 # (tools/peer/selftests-initramfs.sh) and runs tests/vm/selftests_full.sh on
 # tools/peer/selftests-<base>.list.
 # A kernel splat in the guest's log or console fails that build's run
-# (tests/vm/host.sh guest_splats_offline: memory offlining's page dumps
-# are no splats), and so does a boot that did not run its
-# list to the end (a timeout, a failed harness check: boot_verdict). A test
+# (tests/vm/host.sh guest_splats --blank-offline: memory offlining's page
+# dumps are no splats), and so does a boot that did not run its list to the
+# end (a timeout, a failed harness check: boot_verdict). A test
 # that fails is not by itself a failure of the run: per base, every test (and
 # TAP case) that passed on the build's vanilla twin (VARIANT vanilla, the same
 # base) must pass on each patched build; a regression fails the run, a test
@@ -173,8 +173,8 @@ boot_list() {
 	esac
 	# mem-on-off-test.sh offlines memory: its failed attempts' page dumps
 	# are blanked for the scan, and counted (tests/vm/host.sh
-	# guest_splats_offline prints how many).
-	guest_splats_offline "$stem.out" "$stem.console"
+	# guest_splats --blank-offline prints how many).
+	guest_splats "$stem.out" "$stem.console" --blank-offline
 	# this boot's rows only: a recheck's kernel has rows of its first boot
 	n=$(wc -l < "$rows")
 	awk -v k="$krel" -v b="$base" -v var="$variant" -v dbg="$debug" '

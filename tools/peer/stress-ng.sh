@@ -70,7 +70,7 @@ stressor_verdicts() {
 }
 
 # Memory offlining's page dumps are no splats here: tests/vm/host.sh's
-# guest_splats_offline blanks them for the scan and says how many
+# guest_splats --blank-offline blanks them for the scan and says how many
 # (offline_note).
 
 # --verdicts GUEST_OUT: the stressor verdicts of a recorded guest output
@@ -90,7 +90,7 @@ if [ "$1" = --splats ]; then
 	. "$top/tests/lib/assert.sh"
 	# shellcheck source=tests/vm/host.sh
 	. "$top/tests/vm/host.sh"
-	guest_splats_offline "$2" "$3"
+	guest_splats "$2" "$3" --blank-offline
 	[ -z "$offline_note" ] || echo "offline: $offline_note"
 	test_summary
 	exit
@@ -165,7 +165,7 @@ t_boot=$((SECONDS - t0))
 echo "$tag: the boot took $t_boot s (vmtest exit $rc)"
 guest_results "$peer/$tag.out"
 f0=$test_failures
-guest_splats_offline "$peer/$tag.out" "$peer/$tag.console"
+guest_splats "$peer/$tag.out" "$peer/$tag.console" --blank-offline
 splats=$((test_failures - f0))
 expect_match "the guest's checks ran to their end" '^summary: [0-9]+ ok, [0-9]+ failed, [0-9]+ not live$' "@$peer/$tag.out"
 expect_status "vmtest boot (the guest command's exit status; console $peer/$tag.console)" 0 "$rc"
