@@ -14,7 +14,7 @@
 #     reruns (a failed rerun: flaky on both; every rerun passed: a
 #     regression);
 #   - selftests-run.sh --recheck-tests: a recheck reruns the list up to
-#     the regressed test, in order;
+#     the regressed test, in order, within --only;
 #   - selftests-run.sh --boot-verdict: a boot whose only failures are test
 #     verdicts goes to the comparison; one that failed a harness check (or
 #     its list), or never reached its summary, fails.
@@ -123,6 +123,9 @@ expect_eq "recheck tests: the full set up to the last regressed test" "a,b,c" "$
 expect_eq "recheck tests: two regressed tests, up to the later one" "a,b,c,d" "$(rt full d,b)"
 expect_eq "recheck tests: the first test alone" "a" "$(rt full a)"
 expect_eq "recheck tests: the quick set skips full-only tests" "a,c" "$(rt quick c)"
+expect_eq "recheck tests: within --only (a run of b,c,d reruns b,c)" "b,c" "$(rt full c b,c,d)"
+expect_eq "recheck tests: --only in another order keeps the list's" "b,c" "$(rt full c c,b)"
+expect_eq "recheck tests: the quick set within --only" "c" "$(rt quick c b,c)"
 
 # The comparison.
 rows() { printf '%s\n' "$@" > "$T/rows"; }

@@ -38,7 +38,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 out=${OUT:-$top/out}
 export OUT=$out
-usage() { echo "usage: selftests-run.sh [--set quick|full] [--only NAME,NAME] [--repeat N] [--report FILE] BUILD_IDENTITY... | --boot-verdict RC GUEST_OUT | --recheck-tests LIST SET TESTS" >&2; exit 2; }
+usage() { echo "usage: selftests-run.sh [--set quick|full] [--only NAME,NAME] [--repeat N] [--report FILE] BUILD_IDENTITY... | --boot-verdict RC GUEST_OUT | --recheck-tests LIST SET TESTS [ONLY]" >&2; exit 2; }
 # boot_verdict RC OUT: one build's boot (vmtest's exit status RC, the guest's
 # output OUT), as one line: "ok" (selftests_full.sh ran its list, every test
 # passed or skipped), "tests-failed N" (it ran its list to its summary, and
@@ -64,28 +64,36 @@ boot_verdict() {
 		echo "vmtest exit $rc with $n failed test verdicts"
 	fi
 }
-# recheck_tests LIST SET TESTS: what a recheck boot of the twin runs for
-# the regressed TESTS (a comma list): the tests of SET in LIST's order, from
-# the first up to the last of TESTS, as a comma list. A test can fail only
-# after others ran: 6.12's uffd-unit-tests fails its "events on anon" case
-# in the first run after uffd-stress, on the vanilla build as on ours, and
-# passes when it runs first in a boot. So the twin reruns it in the order the
+# set_tests LIST SET [ONLY]: the tests the list gives SET ("full": all of
+# them), narrowed to ONLY (a comma list) when given, one "NAME TIMEOUT_S" a
+# line in the list's order. The guest reads the same columns again, in sh
+# (tests/vm/selftests_full.sh).
+set_tests() {
+	awk -v set="$2" -v only=",${3:-}," '!/^[ \t]*(#|$)/ && (set == "full" || index("+" $2 "+", "+" set "+")) &&
+		(only == ",," || index(only, "," $1 ",")) { print $1, $3 }' "$1"
+}
+# recheck_tests LIST SET TESTS [ONLY]: what a recheck boot of the twin runs
+# for the regressed TESTS (a comma list): set_tests' tests, from the first
+# up to the last of TESTS, as a comma list. A test can fail only after
+# others ran: 6.12's uffd-unit-tests fails its "events on anon" case in the
+# first run after uffd-stress, on the vanilla build as on ours, and passes
+# when it runs first in a boot. So the twin reruns it in the order the
 # patched build ran it.
 recheck_tests() {
-	awk -v set="$2" -v want=",$3," '
-		/^[ \t]*(#|$)/ { next }
-		set == "full" || index("+" $2 "+", "+" set "+") { n++; name[n] = $1; if (index(want, "," $1 ",")) last = n }
-		END { for (i = 1; i <= last; i++) printf "%s%s", name[i], (i < last ? "," : "\n") }' "$1"
+	set_tests "$1" "$2" "${4:-}" | awk -v want=",$3," '
+		{ n++; name[n] = $1; if (index(want, "," $1 ",")) last = n }
+		END { for (i = 1; i <= last; i++) printf "%s%s", name[i], (i < last ? "," : "\n") }'
 }
 if [ "${1:-}" = --boot-verdict ]; then
 	[ $# -eq 3 ] || usage
 	boot_verdict "$2" "$3"
 	exit 0
 fi
-# --recheck-tests LIST SET TESTS: recheck_tests alone (no boot; the tests).
+# --recheck-tests LIST SET TESTS [ONLY]: recheck_tests alone (no boot; the
+# tests).
 if [ "${1:-}" = --recheck-tests ]; then
-	[ $# -eq 4 ] || usage
-	recheck_tests "$2" "$3" "$4"
+	[ $# -eq 4 ] || [ $# -eq 5 ] || usage
+	recheck_tests "$2" "$3" "$4" "${5:-}"
 	exit 0
 fi
 set_name=full report=$out/peer/selftests-report.txt only='' repeat=1
@@ -145,7 +153,7 @@ boot_list() {
 	# bounds, plus boot and margin.
 	scale=1
 	[ "$debug" = 0 ] || scale=$debug_scale
-	limit=$(awk -v set="$set_name" -v only=",$only," -v k="$scale" -v r="$repeat" '!/^[ \t]*(#|$)/ && (set == "full" || index("+" $2 "+", "+" set "+")) && (only == ",," || index(only, "," $1 ",")) { s += $3 } END { print s * k * r + 300 }' "$list")
+	limit=$(set_tests "$list" "$set_name" "$only" | awk -v k="$scale" -v r="$repeat" '{ s += $2 } END { print s * k * r + 300 }')
 	initramfs=$logs/$krel.initramfs.cpio.gz stem=$logs/$krel$tag boot_failed_tests=0
 	echo "== $krel$tag ($variant, debug $debug): selftests-$base.list set $set_name${only:+ (only $only)}$rep_note, $cpus vCPUs, $mem MiB, each test's bound x$scale, boot bound $limit s"
 	"$here/selftests-initramfs.sh" -o "$initramfs" "$build" "$mmbench:/usr/bin/mmbench"
@@ -212,10 +220,7 @@ if [ "$recheck" -gt 0 ] && ! "$here/selftests-compare.sh" "$rows" > "$logs/compa
 		tb=${build_of_release[$twin]}
 		# In the order the patched build ran them (recheck_tests), within
 		# what this run ran (--only).
-		seq=$(recheck_tests "$here/selftests-$(bid_get "$tb" BASE).list" "$set_name" "${retest[$twin]}")
-		if [ -n "$only" ]; then
-			seq=$(tr ',' '\n' <<< "$seq" | grep -Fxf <(tr ',' '\n' <<< "$only") | paste -sd,)
-		fi
+		seq=$(recheck_tests "$here/selftests-$(bid_get "$tb" BASE).list" "$set_name" "${retest[$twin]}" "$only")
 		for ((i = 1; i <= recheck; i++)); do
 			boot_list "$tb" "$seq" "-recheck$i"
 		done
