@@ -49,7 +49,10 @@ bench_run_suite() {
 	for it in $items; do
 		args=${it%%:*}
 		[ "$it" = "${it#*:}" ] || args+=" --shape ${it#*:}"
-		run+="mmbench $args $opts -o /tmp/$it.json > /tmp/$it.log 2>&1; echo \"mmbench $it: exit \$?\"; cat /tmp/$it.log; "
+		# Each item's seconds in the output: what sizes a run (the boots'
+		# bounds, which items fit the smoke or make check).
+		run+="t0=\$(date +%s); mmbench $args $opts -o /tmp/$it.json > /tmp/$it.log 2>&1; "
+		run+="rc=\$?; echo \"mmbench $it: exit \$rc after \$((\$(date +%s) - t0)) s\"; cat /tmp/$it.log; "
 		run+="echo '@@JSON $it@@'; cat /tmp/$it.json 2>/dev/null; echo '@@JSON-END@@'; "
 	done
 	note "[$base $variant$tag] booting $(basename "$kernel"): mmbench {${items// /,}} $opts"
