@@ -78,6 +78,9 @@ for a in awk "busybox awk"; do
 		"test fail exit status 1 (its count of failed checks): userfaultfd: copy error: Resource temporarily unavailable" "$(verdict "$a" khugepaged 1 0 0 plain-fail.out 1)"
 	expect_eq "$a: without the flag, exit 4 is kselftest's skip (why khugepaged needs it); colour codes are cleaned" \
 		"test skip Restore THP and khugepaged settings... OK" "$(verdict "$a" khugepaged 4 0 0 "$kh")"
+	$a -v name=mrelease_test -v rc=0 -v timedout=0 -v bounded=0 -v limit=20 -v casemask='[0-9]+MB' -f "$awkf" "$fx/mrelease-2mb.out" > "$T/v.out" 2>&1
+	expect_line "$a: casemask, the run's figure in a case's name is N" \
+		"case mrelease_test Success_reaping_a_child_with_N_of_memory_allocations pass -" "@$T/v.out"
 done
 
 # st_run (tests/vm/selftests_lib.sh) on the host, with a stand-in test: the
@@ -107,6 +110,20 @@ expect_line "st_run: failcount reaches the verdict (exit 4 is four failures)" \
 	"selftest khtest fail S exit status 4 (its count of failed checks, 4 seen), first failed case collapse_swapin_single_pte(khugepaged:anon): Swapout one page... Fail" "@$T/st.out"
 st khtest 20 - "$dir" ./khtest "$fx/$kh"
 expect_line "st_run: without it, exit 4 is a skip" "selftest khtest skip S Restore THP and khugepaged settings... OK" "@$T/st.out"
+# casemask: 6.12's mrelease_test names its case by a size the run chose
+# (2MB here, recorded on the vanilla 6.12 guest; 1MB on its twin that run).
+printf '#!/bin/sh\ncat "$1"\nexit 0\n' > "$dir/mrtest"
+chmod +x "$dir/mrtest"
+st mrtest 20 'casemask=[0-9]+MB' "$dir" ./mrtest "$fx/mrelease-2mb.out"
+expect_line "st_run: casemask puts N for the run's figure in the case's name" \
+	"selftest-case mrtest Success_reaping_a_child_with_N_of_memory_allocations pass -" "@$T/st.out"
+sed 's/2MB/1MB/' "$fx/mrelease-2mb.out" > "$T/mrelease-1mb.out"
+st mrtest 20 'casemask=[0-9]+MB' "$dir" ./mrtest "$T/mrelease-1mb.out"
+expect_line "st_run: ... the same name for 1MB" \
+	"selftest-case mrtest Success_reaping_a_child_with_N_of_memory_allocations pass -" "@$T/st.out"
+st mrtest 20 - "$dir" ./mrtest "$fx/mrelease-2mb.out"
+expect_line "st_run: without it, the figure is in the name (the twins' names differ)" \
+	"selftest-case mrtest Success_reaping_a_child_with_2MB_of_memory_allocations pass -" "@$T/st.out"
 
 # --repeat takes 1 to 99 runs of each test, and a bad count boots nothing.
 for bad in 0 100 x; do

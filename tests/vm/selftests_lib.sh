@@ -38,11 +38,12 @@ st_setup() {
 st_run() {
 	_n=$1 _lim=$2 _fl=$3 _dir=$4
 	shift 4
-	_bounded=0 _huge=0 _failcount=0 _knobs=
+	_bounded=0 _huge=0 _failcount=0 _knobs= _casemask=
 	for _f in $(echo "$_fl" | tr ',' ' '); do
 		case $_f in
 		bounded) _bounded=1 ;;
 		failcount) _failcount=1 ;;
+		casemask=?*) _casemask=${_f#casemask=} ;;
 		mmknob=*:*) _knobs="$_knobs ${_f#mmknob=}" ;;
 		hugepages=*) _huge=${_f#hugepages=} ;;
 		needs=*|-) ;;
@@ -94,7 +95,7 @@ st_run() {
 	[ ! -e "$vm_tmp/st.timedout" ] || _to=1
 	sed 's/^/    | /' "$vm_tmp/st.out"
 	awk -v name="$_n" -v rc="$_rc" -v timedout="$_to" -v bounded="$_bounded" -v limit="$_lim" -v failcount="$_failcount" \
-		-f "$st_here/kselftest_verdict.awk" "$vm_tmp/st.out" > "$vm_tmp/st.verdict"
+		-v casemask="$_casemask" -f "$st_here/kselftest_verdict.awk" "$vm_tmp/st.out" > "$vm_tmp/st.verdict"
 	while read -r _kind _a _b _c _d; do
 		case $_kind in
 		case) # _a NAME, _b CASE, _c VERDICT, _d WHY
