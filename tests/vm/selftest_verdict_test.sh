@@ -177,6 +177,22 @@ rows "6.12 vanilla 0 v ksm_tests pass 20 ok" "6.12 mmbatch 0 p ksm_tests fail 20
 cmp_run
 expect_status "compare: the twin passed every rerun: a regression" 1 "$crc"
 expect_line "compare: ... with its runs" "regression: p ksm_tests: fail, passes on v (3 of 3 runs)" "$crc_out"
+# A case the twin reported in its first run only (2026-12-05: mrelease_test
+# named its case 2MB there, 1MB in both reruns and on the patched build):
+# the reruns that did not report it did not pass it.
+mr=mrelease_test/Success_reaping_a_child_with_2MB_of_memory_allocations
+mr1=mrelease_test/Success_reaping_a_child_with_1MB_of_memory_allocations
+rows "6.12 vanilla 0 v mrelease_test pass 0 ok" "6.12 vanilla 0 v $mr pass 0 -" \
+	"6.12 mmbatch 0 p mrelease_test pass 0 ok" "6.12 mmbatch 0 p $mr1 pass 0 -" \
+	"6.12 vanilla 0 v mrelease_test pass 0 ok" "6.12 vanilla 0 v $mr1 pass 0 -" \
+	"6.12 vanilla 0 v mrelease_test pass 0 ok" "6.12 vanilla 0 v $mr1 pass 0 -"
+cmp_run
+expect_status "compare: a case the twin's reruns did not report is no regression" 0 "$crc"
+expect_line "compare: ... it passed 1 of the test's 3 runs on the twin" "flaky on both: p $mr: not run; v passed 1 of 3 runs" "$crc_out"
+rows "6.12 vanilla 0 v mrelease_test pass 0 ok" "6.12 vanilla 0 v $mr pass 0 -" \
+	"6.12 mmbatch 0 p mrelease_test pass 0 ok" "6.12 mmbatch 0 p $mr1 pass 0 -"
+cmp_run
+expect_status "compare: without reruns, a case the patched build did not report is a regression" 1 "$crc"
 
 # The boot's verdict (selftests-run.sh --boot-verdict RC GUEST_OUT).
 bv() { printf '%s\n' "${@:2}" > "$T/guest.out"; "$TOP/tools/peer/selftests-run.sh" --boot-verdict "$1" "$T/guest.out"; }
