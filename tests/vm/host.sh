@@ -172,7 +172,7 @@ splat_console() {
 }
 
 guest_splats() {
-	local out=$1 console=$2 dmesg why filtered blank="" nu nm
+	local out=$1 console=$2 dmesg why filtered blank="" nu ni nm
 	offline_note=
 	filtered=$(mktemp)
 	case ${3:-} in
@@ -188,9 +188,10 @@ guest_splats() {
 			expect_match "the dumped kernel log starts at boot (its 'Linux version' line)" '^(\[[ 0-9.]+\] )?Linux version ' "@$dmesg"
 			if [ -n "$blank" ]; then
 				nu=$(grep -c 'page dumped because: unmovable page$' "$dmesg" || true)
+				ni=$(grep -c 'page dumped because: isolation failed$' "$dmesg" || true)
 				nm=$(grep -c 'page dumped because: migration failure$' "$dmesg" || true)
-				if [ $((nu + nm)) -gt 0 ]; then
-					offline_note="memory offlining dumped $nu unmovable and $nm unmigrated pages ($({ grep -o 'migrating pfn [0-9a-f]* failed' "$dmesg" || true; } | sort -u | wc -l) pfns), blanked for the scan"
+				if [ $((nu + ni + nm)) -gt 0 ]; then
+					offline_note="memory offlining dumped $nu unmovable, $ni unisolated and $nm unmigrated pages ($({ grep -Eo '(migrating|failed to isolate) pfn [0-9a-f]+' "$dmesg" || true; } | awk '{print $NF}' | sort -u | wc -l) pfns), blanked for the scan"
 					echo "    | $offline_note"
 				fi
 				blank_offline_dumps "$dmesg" > "$filtered"
@@ -212,18 +213,21 @@ guest_splats() {
 	rm -f "$filtered" "$filtered.c"
 }
 
-# Two kernel messages that are no splats in a guest that offlines memory
+# Three kernel messages that are no splats in a guest that offlines memory
 # (stress-ng's memhotplug, the selftests' mem-on-off-test.sh): offline
-# attempts that fail make the kernel dump the page they failed on, one it
-# cannot isolate (mm/page_isolation.c, "page dumped because: unmovable
-# page") or one that did not migrate (mm/memory_hotplug.c, after "migrating
+# attempts that fail make the kernel dump the page they failed on: one in
+# a block it cannot isolate (mm/page_isolation.c, "page dumped because:
+# unmovable page"), one it could not take off the LRU to migrate
+# (mm/memory_hotplug.c do_migrate_range(), after "failed to isolate pfn N":
+# "page dumped because: isolation failed"; a slab page on our vanilla 6.12
+# guest), or one that did not migrate (the same function, after "migrating
 # pfn N failed ret:R": "page dumped because: migration failure"; on
 # Debian's 6.12 as on ours, block-device pages whose buffers are in use).
-# Both are printed only by memory offlining. As exempt reports they would
+# All three are printed only by memory offlining, in 6.1 and 6.12 alike. As exempt reports they would
 # stay open for the next 400 lines and hide a real one (splat_scan),
 # so guest_splats --blank-offline scans the logs with those lines blanked
 # and reports how many there were.
-offline_dumps='page dumped because: unmovable page|page dumped because: migration failure'
+offline_dumps='page dumped because: unmovable page|page dumped because: isolation failed|page dumped because: migration failure'
 # blank_offline_dumps FILE: FILE with those lines blank (the numbering kept).
 blank_offline_dumps() {
 	awk -v m="$offline_dumps" 'BEGIN {n = split(m, a, "|"); for (i = 1; i <= n; i++) M[a[i]] = 1}

@@ -26,7 +26,7 @@
 #     fails; and tests/vm/host.sh's guest_results counts the guest's ok,
 #     FAIL and NOT-LIVE lines as passes, fails and skips;
 #   - stress-ng.sh --splats (the kernel-log verdict): memory offlining's page
-#     dumps (recorded on our 6.12 guest: "unmovable page", "migration
+#     dumps (recorded on our 6.12 guests: "unmovable page", "isolation failed", "migration
 #     failure") are counted and pass; a recorded RCU stall or lockdep report
 #     right after them still fails (they open no report that would hide
 #     it), as does a page dumped for another reason and a cut-off dump.
@@ -153,13 +153,23 @@ mkout "$T/off.out" "$T/off.console" "$off"
 capture r "$peer" --splats "$T/off.out" "$T/off.console"
 printf '%s\n' "$r_out" | sed 's/^/    | /'
 expect_status "--splats: memhotplug's unmovable and unmigrated page dumps (recorded, our 6.12 guest)" 0 "$r"
-expect_line "  counted, not taken for splats" "offline: memory offlining dumped 1 unmovable and 3 unmigrated pages (1 pfns), blanked for the scan" "$r_out"
+expect_line "  counted, not taken for splats" "offline: memory offlining dumped 1 unmovable, 0 unisolated and 3 unmigrated pages (1 pfns), blanked for the scan" "$r_out"
 # unmovable pages only (as on the 6.1 guest): no "migrating pfn" line
 grep -v -e 'migrating pfn' -e 'migration failure' "$off" > "$T/unmovable.dmesg"
 mkout "$T/unmovable.out" "$T/unmovable.console" "$T/unmovable.dmesg"
 capture r "$peer" --splats "$T/unmovable.out" "$T/unmovable.console"
 expect_status "--splats: unmovable-page dumps alone" 0 "$r"
-expect_line "  counted" "offline: memory offlining dumped 1 unmovable and 0 unmigrated pages (0 pfns), blanked for the scan" "$r_out"
+expect_line "  counted" "offline: memory offlining dumped 1 unmovable, 0 unisolated and 0 unmigrated pages (0 pfns), blanked for the scan" "$r_out"
+# pages offlining could not isolate (recorded, the vanilla 6.12 guest,
+# 2026-12-05: the scan failed that run on "isolation failed")
+iso=$fx/guest-6.12-isolation.dmesg
+mkout "$T/iso.out" "$T/iso.console" "$iso"
+capture r "$peer" --splats "$T/iso.out" "$T/iso.console"
+expect_status "--splats: memhotplug's isolation-failed page dumps (recorded)" 0 "$r"
+expect_line "  counted" "offline: memory offlining dumped 1 unmovable, 2 unisolated and 0 unmigrated pages (1 pfns), blanked for the scan" "$r_out"
+mkout "$T/iso2.out" "$T/iso2.console" "$iso" "$fx/guest-6.12-rcu-stall.dmesg"
+capture r "$peer" --splats "$T/iso2.out" "$T/iso2.console"
+expect_fails "--splats: the recorded RCU stall right after them" "kernel splat in the guest's kernel log \(.*\) line 34: rcu: INFO: rcu_sched detected stalls" "$r" "$r_out"
 # shellcheck disable=SC2016 # the child expands them
 capture r env TEST_NAME=inner bash -c '. "$1/tests/lib/assert.sh"; . "$1/tests/vm/host.sh"; splat_scan raw "$2"' sh "$TOP" "$off"
 expect_fails "  the same log through host.sh's splat_scan alone fails" "kernel splat in raw line [0-9]+: page dumped because" "$r" "$r_out"
