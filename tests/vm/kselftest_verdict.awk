@@ -79,6 +79,14 @@ failcount == 1 && block != "" && /\033\[33m/ { if (bskip == "") bskip = $0 }
 failcount == 1 && block != "" && /\033\[32m/ { bpass++ }
 NF { last = $0 }
 END {
+	# A test that exited with a failure in the middle of a block, before
+	# any of its checks printed a result: that block is where it failed.
+	# 6.1's khugepaged exits with "Failed to allocate huge page" when
+	# fragmented memory has no THP left for collapse_compound_extreme.
+	if (failcount == 1 && block != "" && bfail == "" && timedout != 1 && rc != 0 && !(rc == 4 && nfailchecks == 0)) {
+		t = last; sub(/^.*(\r|\.\.\.)/, "", t)
+		bfail = "the test exited in this case: " (t != "" ? t : last)
+	}
 	if (failcount == 1) close_block()
 	if (timedout == 1) {
 		if (bounded == 1 && count["fail"] == 0) {

@@ -76,6 +76,13 @@ for a in awk "busybox awk"; do
 		"test skip KSM not available: /sys/kernel/mm/ksm/run missing" "$(verdict "$a" khugepaged 4 0 0 plain-skip.out 1)"
 	expect_eq "$a: failcount, exit 1 with no failed check fails" \
 		"test fail exit status 1 (its count of failed checks): userfaultfd: copy error: Resource temporarily unavailable" "$(verdict "$a" khugepaged 1 0 0 plain-fail.out 1)"
+	expect_eq "$a: failcount, a test that exits inside a block failed there (6.1's khugepaged, recorded)" \
+		"test fail exit status 1 (its count of failed checks), first failed case collapse_compound_extreme(madvise:anon): the test exited in this case: Failed to allocate huge ..." \
+		"$(verdict "$a" khugepaged 1 0 0 khugepaged-6.1-thpfail.out 1)"
+	expect_line "$a: failcount, ... that case fails, not a skip" \
+		"case khugepaged collapse_compound_extreme(madvise:anon) fail the test exited in this case: Failed to allocate huge page" "@$T/v.out"
+	expect_line "$a: failcount, ... the blocks before it keep their verdicts" \
+		"case khugepaged collapse_compound_extreme(khugepaged:anon) pass -" "@$T/v.out"
 	expect_eq "$a: without the flag, exit 4 is kselftest's skip (why khugepaged needs it); colour codes are cleaned" \
 		"test skip Restore THP and khugepaged settings... OK" "$(verdict "$a" khugepaged 4 0 0 "$kh")"
 	$a -v name=mrelease_test -v rc=0 -v timedout=0 -v bounded=0 -v limit=20 -v casemask='[0-9]+MB' -f "$awkf" "$fx/mrelease-2mb.out" > "$T/v.out" 2>&1
