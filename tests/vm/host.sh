@@ -223,10 +223,10 @@ guest_splats() {
 # guest), or one that did not migrate (the same function, after "migrating
 # pfn N failed ret:R": "page dumped because: migration failure"; on
 # Debian's 6.12 as on ours, block-device pages whose buffers are in use).
-# All three are printed only by memory offlining, in 6.1 and 6.12 alike. As exempt reports they would
-# stay open for the next 400 lines and hide a real one (splat_scan),
-# so guest_splats --blank-offline scans the logs with those lines blanked
-# and reports how many there were.
+# All three are printed only by memory offlining, in 6.1 and 6.12 alike.
+# As exempt reports they would stay open for the next 400 lines and hide a
+# real one (splat_scan), so guest_splats --blank-offline scans the logs
+# with those lines blanked and reports how many there were.
 offline_dumps='page dumped because: unmovable page|page dumped because: isolation failed|page dumped because: migration failure'
 # blank_offline_dumps FILE: FILE with those lines blank (the numbering kept).
 blank_offline_dumps() {
