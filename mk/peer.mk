@@ -47,6 +47,7 @@ peer-stress-ng: $(addprefix guest-packages-,$(PEER_BASES)) $(addprefix vanilla-p
 # 2026-12-02 (docs/results/2026-12-02-integrity-kinds.md), 3.5 M more. That
 # is about 11.7 M, and the run takes about 85 minutes; --goal fails a run
 # that falls short.
+PEER_INTEGRITY_BASES ?= 6.1
 PEER_INTEGRITY_SECONDS ?= 600
 PEER_INTEGRITY_PAGES ?= 4096
 PEER_INTEGRITY_GOAL ?= 10000000
