@@ -187,9 +187,10 @@ guest_splats() {
 			# A log that wrapped lost its first messages: a splat there would go unseen.
 			expect_match "the dumped kernel log starts at boot (its 'Linux version' line)" '^(\[[ 0-9.]+\] )?Linux version ' "@$dmesg"
 			if [ -n "$blank" ]; then
-				nu=$(grep -c 'page dumped because: unmovable page$' "$dmesg" || true)
-				ni=$(grep -c 'page dumped because: isolation failed$' "$dmesg" || true)
-				nm=$(grep -c 'page dumped because: migration failure$' "$dmesg" || true)
+				# lines ending in each of offline_dumps, in its order
+				read -r nu ni nm < <(awk -v m="$offline_dumps" 'BEGIN {n = split(m, a, "|")}
+					{for (i = 1; i <= n; i++) if (length($0) >= length(a[i]) && substr($0, length($0) - length(a[i]) + 1) == a[i]) c[i]++}
+					END {for (i = 1; i <= n; i++) printf "%d%s", c[i], (i < n ? " " : "\n")}' "$dmesg")
 				if [ $((nu + ni + nm)) -gt 0 ]; then
 					offline_note="memory offlining dumped $nu unmovable, $ni unisolated and $nm unmigrated pages ($({ grep -Eo '(migrating|failed to isolate) pfn [0-9a-f]+' "$dmesg" || true; } | awk '{print $NF}' | sort -u | wc -l) pfns), blanked for the scan"
 					echo "    | $offline_note"
