@@ -79,6 +79,12 @@ PHONY += bench-vm
 bench-vm: $(BENCH_NEEDS) | deps-vm
 	@BENCH_BUILDS="$(BENCH_BUILDS)" $(VM_TOOLS)/bench-vm.sh
 
+## build: bench-kernels  every kernel bench-vm boots, made ahead and nothing booted: the guest builds, Debian's stock kernels, the proof's NR_CPUS configs, LOCK_STAT and negative-control builds (prints their identity files)
+PHONY += bench-kernels
+bench-kernels: $(BENCH_NEEDS) | deps-vm
+	@for b in $(GUEST_BASES); do $(VM_TOOLS)/stock-kernel.sh $$b && echo $(OUT)/cache/stock/$$b/mmbatch-build.env || exit 1; done
+	@BENCH_BUILDS="$(BENCH_BUILDS)" $(VM_TOOLS)/bench-proof.sh --kernels
+
 ## bench: bench-proof  the series' claims on booted guests: batch sizes, TLB flushes, LOCK_STAT lru_lock, integrity + negative control, drain (out/bench/PROOF.md)
 PHONY += bench-proof
 bench-proof: $(BENCH_NEEDS) | deps-vm

@@ -12,7 +12,9 @@
 # number); without gnuplot no PNG and the report says so; bad knobs of
 # bench-vm.sh give one error line, exit 2 and write nothing. Last,
 # bench-vm.sh's boot plan runs against a stand-in vmtest (no VM): which
-# boots, with which --cpus, which benchmarks, which documents.
+# boots, with which --cpus, which benchmarks, which documents; and
+# bench-proof.sh --kernels against a stand-in build-kernel.sh: which builds,
+# each once, no boot, a failing build named.
 # Reads: MMBENCH, TOP (tests/mmbench/lib.sh).
 # shellcheck disable=SC2016 # the patterns match markdown backquotes
 . "$(dirname "$0")/lib.sh"
@@ -345,3 +347,46 @@ expect_eq "plan: the seed document" "2 compaction numa-hinting fault:page_fault2
 expect_eq "plan: another count's document stays" "{}" "$(cat "$P/out/bench/6.1-patched-cpus8.json")"
 expect_line "plan: the report's columns" "| base | variant | 2 vCPUs | 4 vCPUs |" "@$P/out/bench/REPORT.md"
 expect_exists "plan: the 4-vCPU boot's own console name" "$P/out/bench/6.1-patched-cpus4.out"
+
+# bench-proof.sh --kernels (make bench-kernels): every build the proof's
+# steps boot or read, each made once through build-kernel.sh (a stand-in
+# that logs its knobs and writes an identity file) or found among
+# BENCH_BUILDS, their identity files printed, and no boot.
+cat > "$P/top/tools/vmtest/build-kernel.sh" <<'STUB'
+#!/bin/bash
+# stand-in: build-kernel.sh -o FILE [--config-only] KNOB...
+o=$2
+shift 2
+echo "$*" >> "$PLAN/builds"
+id=$PLAN/k/built-$(echo "$*" | sha256sum | cut -c1-8).env
+printf 'IDENTITY_VERSION=1\nCONFIG=%s\n' "$PLAN/k/cfg" > "$id"
+echo "$id" > "$o"
+STUB
+chmod +x "$P/top/tools/vmtest/build-kernel.sh"
+: > "$P/boots"
+: > "$P/builds"
+for v in mmbatch vanilla; do
+	printf 'IDENTITY_VERSION=1\nBASE=6.12\nVARIANT=%s\nIMAGE=%s\n' "$v" "$P/k/bzImage-$v" > "$P/k/6.12-$v.env"
+	ids+=("$P/k/6.12-$v.env")
+done
+RC=0; PLAN=$P OUT=$P/out BENCH_BUILDS="${ids[*]}" bash "$P/top/tools/vmtest/bench-proof.sh" --kernels > "$P/kernels.out" 2> "$P/kernels.err" || RC=$?
+expect_eq "bench-proof --kernels: exit" 0 "$RC"
+expect_eq "bench-proof --kernels: boots nothing" "" "$(cat "$P/boots")"
+frag=$P/top/configs/kernel/bench/lockstat.config
+expect_eq "bench-proof --kernels: the builds made, once each" "$(for b in 6.1 6.12; do for n in 8 64 65 256 512 513 8192; do echo "--config-only FLAVOR=guest BASE=$b NR_CPUS=$n"; done; done
+	echo "FLAVOR=guest BASE=6.1 NR_CPUS=256 FRAGMENTS=$frag"
+	echo "FLAVOR=guest BASE=6.1 NR_CPUS=256 FRAGMENTS=$frag PATCHES=0"
+	echo "FLAVOR=guest BASE=6.12 NR_CPUS=1024 FRAGMENTS=$frag"
+	echo "FLAVOR=guest BASE=6.12 NR_CPUS=1024 FRAGMENTS=$frag PATCHES=0"
+	echo "FLAVOR=guest BASE=6.1 EXTRA_PATCHES=$P/top/patches/test/6.1-migrate-skip-flush.patch")" "$(cat "$P/builds")"
+expect_eq "bench-proof --kernels: every identity file, once" "23 23" "$(sort -u "$P/kernels.out" | wc -l) $(wc -l < "$P/kernels.out")"
+expect_eq "bench-proof --kernels: the guest builds among them" "4" "$(grep -c '/k/\(6\.12-\)\?\(mmbatch\|vanilla\)\.env$' "$P/kernels.out")"
+expect_absent "bench-proof --kernels: no proof written" "$P/out/bench/PROOF.md"
+RC=0; PLAN=$P OUT=$P/out bash "$P/top/tools/vmtest/bench-proof.sh" --kernel > "$P/kbad.out" 2>&1 || RC=$?
+expect_status "bench-proof --kernel (a typo)" 2 "$RC"
+expect_eq "bench-proof --kernel: its one line" "usage: bench-proof.sh [--kernels]" "$(cat "$P/kbad.out")"
+# A build that fails is named, and fails the run.
+sed -i 's/^o=\$2$/o=$2; case "$*" in *PATCHES=0*) echo "build failed" >\&2; exit 1 ;; esac/' "$P/top/tools/vmtest/build-kernel.sh"
+RC=0; PLAN=$P OUT=$P/out BENCH_BUILDS="${ids[*]}" PROOF_STEPS=lockstat bash "$P/top/tools/vmtest/bench-proof.sh" --kernels > "$P/kernels.out" 2> "$P/kernels.err" || RC=$?
+expect_status "bench-proof --kernels, a build failing" 1 "$RC"
+expect_match "bench-proof --kernels: the failed build named" "FAILED: no build for: BASE=6.1 NR_CPUS=256 FRAGMENTS=.* PATCHES=0" "@$P/kernels.err"

@@ -27,6 +27,9 @@
 # variants built here by tools/vmtest/build-kernel.sh (the kbuild stage
 # scripts with exactly those knobs), whose identity paths land in
 # $OUT/bench/builds/.
+# `bench-proof.sh --kernels` (make bench-kernels) only builds, or finds up to
+# date, every build the PROOF_STEPS boot or read, prints each identity file
+# and boots nothing: the builds can be made ahead of a long bench-vm run.
 # Reads: BENCH_BUILDS, OUT, PROOF_STEPS (set and empty: only put PROOF.md together; default "batch flush lockstat integrity
 #   drain"), PROOF_REPS (default 5), PROOF_INTEGRITY_S (seconds per
 #   repetition, default 80; 3 repetitions), PROOF_LOCKSTAT_CPUS (vCPU counts
@@ -36,6 +39,11 @@
 # shellcheck disable=SC2317 # the step_* functions are called as "step_$s"
 set -eu
 
+kernels_only=0
+case $# in
+0) ;;
+*) [ "$*" = --kernels ] || { echo "usage: bench-proof.sh [--kernels]" >&2; exit 2; }; kernels_only=1 ;;
+esac
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 out=${OUT:-$top/out}
@@ -48,6 +56,10 @@ timeout=${BENCH_TIMEOUT:-3600}
 bench=$out/bench
 mmbench=$out/bin/mmbench
 lockstat_frag=$top/configs/kernel/bench/lockstat.config
+# The NR_CPUS counts of the batch step's configs; the lockstat step's LOCK_STAT
+# builds and goals, BASE:NR_CPUS:patched/unpatched at most:patched at most.
+batch_nrs="8 64 65 256 512 513 8192"
+lockstat_specs="6.1:256:0.70:69 6.12:1024:0.55:36"
 negative_patch=$top/patches/test/6.1-migrate-skip-flush.patch
 mkdir -p "$bench"
 
@@ -93,6 +105,12 @@ build_of() {
 	name=$(printf '%s\n' "$@" | sha256sum | cut -c1-12)
 	"$here/build-kernel.sh" -o "$builds/$name.path" ${opt[@]+"${opt[@]}"} FLAVOR=guest "$@" >&2 || return 1
 	cat "$builds/$name.path"
+}
+# lockstat_knobs BASE NR_CPUS patched|vanilla: the knobs of a LOCK_STAT
+# build, one a line (their order names the build: build_of).
+lockstat_knobs() {
+	printf '%s\n' "BASE=$1" "NR_CPUS=$2" "FRAGMENTS=$lockstat_frag"
+	[ "$3" = patched ] || echo PATCHES=0
 }
 # kernel KNOB=VALUE...: the image of that build (a note when there is none).
 kernel() {
@@ -160,7 +178,7 @@ step_batch() {
 		"| base | 8 | 64 | 65 | 256 | 512 | 513 | 8192 |" "|---|---|---|---|---|---|---|---|"
 	for base in 6.1 6.12; do
 		local line="| $base |"
-		for n in 8 64 65 256 512 513 8192; do
+		for n in $batch_nrs; do
 			size=-
 			if cfg=$(build_of --config-only BASE=$base NR_CPUS=$n) && cfg=$(bid_get "$cfg" CONFIG) && [ -f "$cfg" ]; then
 				size=$(sed -n 's/^CONFIG_PAGEVEC_SIZE=//p' "$cfg")
@@ -222,12 +240,12 @@ step_lockstat() {
 		"(95% bootstrap CI); the goal there is \"not lower\" (better or same)." "" \
 		"| base | NR_CPUS | batch | unpatched acq/1000 | patched acq/1000 | ratio | goal | unpatched pages/s | patched pages/s | pages/s verdict |" \
 		"|---|---|---|---|---|---|---|---|---|---|"
-	for spec in 6.1:256:0.70:69 6.12:1024:0.55:36; do
+	for spec in $lockstat_specs; do
 		IFS=: read -r base nr rel_lim lim <<< "$spec"
 		for v in patched vanilla; do
 			name=lockstat-$base-$v
-			local knobs=("BASE=$base" "NR_CPUS=$nr" "FRAGMENTS=$lockstat_frag")
-			[ $v = vanilla ] && knobs+=(PATCHES=0)
+			local knobs
+			mapfile -t knobs < <(lockstat_knobs "$base" "$nr" $v)
 			k=$(kernel "${knobs[@]}") || { fail "lockstat: no kernel for $base $v"; continue; }
 			# 2 vCPUs always (the table below); then the other counts
 			for n in 2 $(tr ' ' '\n' <<< "$lockstat_cpus" | grep -vx 2 | paste -sd ' '); do
@@ -327,6 +345,38 @@ step_drain() {
 	emit ""
 	add_json drain "$rows"
 }
+
+# prebuild [--config-only] KNOB=VALUE...: the build of these knobs made (or
+# found up to date) and its identity file printed, once per build.
+declare -A prebuilt
+prebuild() {
+	local id
+	id=$(build_of "$@") || { fail "no build for: $*"; return 0; }
+	[ -z "${prebuilt[$id]:-}" ] || return 0
+	prebuilt[$id]=1
+	echo "$id"
+}
+if [ $kernels_only = 1 ]; then
+	for s in $steps; do
+		case $s in
+		batch) for base in 6.1 6.12; do for n in $batch_nrs; do prebuild --config-only "BASE=$base" "NR_CPUS=$n"; done; done ;;
+		flush) for base in 6.1 6.12; do prebuild "BASE=$base"; prebuild "BASE=$base" PATCHES=0; done ;;
+		lockstat)
+			for spec in $lockstat_specs; do
+				IFS=: read -r base nr _ <<< "$spec"
+				for v in patched vanilla; do
+					mapfile -t knobs < <(lockstat_knobs "$base" "$nr" $v)
+					prebuild "${knobs[@]}"
+				done
+			done
+			;;
+		integrity) prebuild BASE=6.1; prebuild BASE=6.1 EXTRA_PATCHES="$negative_patch" ;;
+		drain) prebuild BASE=6.1; prebuild BASE=6.12 ;;
+		esac
+	done
+	[ $failed = 0 ] || note "a build the proof needs failed (above)"
+	exit $failed
+fi
 
 t0=$SECONDS
 [ -x "$mmbench" ] || { echo "ERROR: bench-proof: no $mmbench (make mmbench)" >&2; exit 1; }
