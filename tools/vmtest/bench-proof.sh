@@ -61,6 +61,10 @@ lockstat_frag=$top/configs/kernel/bench/lockstat.config
 batch_nrs="8 64 65 256 512 513 8192"
 lockstat_specs="6.1:256:0.70:69 6.12:1024:0.55:36"
 negative_patch=$top/patches/test/6.1-migrate-skip-flush.patch
+# The flush step's kernels (BASE:variant) and the integrity step's negative
+# control: read by the steps and by --kernels alike.
+flush_kernels="6.1:patched 6.1:vanilla 6.12:patched 6.12:vanilla"
+negative_knobs=(BASE=6.1 "EXTRA_PATCHES=$negative_patch")
 mkdir -p "$bench"
 
 note() { echo "bench-proof: $*" >&2; }
@@ -207,7 +211,7 @@ step_flush() {
 		"(\`/proc/interrupts\` TLB row) per 1000 migrated pages. Goals for patched 6.1: <= 2.5 per 1000" \
 		"(as 6.12) and pages/s >= 1.5x unpatched 6.1." "" \
 		"| kernel | release | TLB flushes / 1000 pages | pages/s | pages/s vs unpatched 6.1 | goal |" "|---|---|---|---|---|---|"
-	for v in 6.1:patched 6.1:vanilla 6.12:patched 6.12:vanilla; do
+	for v in $flush_kernels; do
 		base=${v%%:*} name=flush-$base-${v#*:}
 		if [ "${v#*:}" = vanilla ]; then k=$(kernel BASE=$base PATCHES=0) || { fail "flush: no kernel for $v"; continue; }
 		else k=$(kernel BASE=$base) || { fail "flush: no kernel for $v"; continue; }; fi
@@ -217,7 +221,7 @@ step_flush() {
 		rate[$v]=$(metric "$d" migrate pages_per_s) ipi[$v]=$(metric "$d" migrate tlb_ipis_per_1000_pages)
 		rel[$v]=$release
 	done
-	for v in 6.1:patched 6.1:vanilla 6.12:patched 6.12:vanilla; do
+	for v in $flush_kernels; do
 		local r=${rate[$v]:--} i=${ipi[$v]:--} rr g=''
 		rr=$(ratio "$r" "${rate[6.1:vanilla]:--}")
 		if [ "$v" = 6.1:patched ]; then
@@ -290,7 +294,7 @@ step_integrity() {
 		"| kernel | numa_balancing | writers | page migrations | mismatched bytes (writers' checks + final check) | mmbench exit | dmesg WARN | verdict |" \
 		"|---|---|---|---|---|---|---|---|"
 	k=$(kernel BASE=6.1) || { fail "integrity: no patched 6.1 kernel"; emit "(patched 6.1 kernel missing)" ""; }
-	kn=$(kernel BASE=6.1 EXTRA_PATCHES="$negative_patch") || fail "integrity: no negative-control kernel"
+	kn=$(kernel "${negative_knobs[@]}") || fail "integrity: no negative-control kernel"
 	for run in patched:0:1 patched:1:2 negative:0:1; do
 		IFS=: read -r v nb w <<< "$run"
 		name=integrity-6.1-$v-nb$nb
@@ -360,7 +364,11 @@ if [ $kernels_only = 1 ]; then
 	for s in $steps; do
 		case $s in
 		batch) for base in 6.1 6.12; do for n in $batch_nrs; do prebuild --config-only "BASE=$base" "NR_CPUS=$n"; done; done ;;
-		flush) for base in 6.1 6.12; do prebuild "BASE=$base"; prebuild "BASE=$base" PATCHES=0; done ;;
+		flush)
+			for v in $flush_kernels; do
+				if [ "${v#*:}" = vanilla ]; then prebuild "BASE=${v%%:*}" PATCHES=0; else prebuild "BASE=${v%%:*}"; fi
+			done
+			;;
 		lockstat)
 			for spec in $lockstat_specs; do
 				IFS=: read -r base nr _ <<< "$spec"
@@ -370,7 +378,7 @@ if [ $kernels_only = 1 ]; then
 				done
 			done
 			;;
-		integrity) prebuild BASE=6.1; prebuild BASE=6.1 EXTRA_PATCHES="$negative_patch" ;;
+		integrity) prebuild BASE=6.1; prebuild "${negative_knobs[@]}" ;;
 		drain) prebuild BASE=6.1; prebuild BASE=6.12 ;;
 		esac
 	done
