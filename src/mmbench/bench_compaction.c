@@ -308,7 +308,14 @@ static int one_rep(struct mb_result *r, struct cp_run *c, struct cp_worker *w, i
 		mb_metric_push(r, m->thps, (double)(huge1 > huge0 ? huge1 - huge0 : 0) / 2048.0);
 	mb_metric_push(r, m->thp_alloc, vm_delta(&x->d, "thp_fault_alloc"));
 	mb_metric_push(r, m->thp_fallback, vm_delta(&x->d, "thp_fault_fallback"));
-	mb_metric_push(r, m->window, (double)(mb_now_ns() - t0) / 1e9);
+	/* With samples, the round is the sampled span, first sample to last:
+	 * whole windows by construction. t0 comes after the sampler's first
+	 * sample (the thread start lies between), so now - t0 can fall short
+	 * of one window when compaction ends within it (0.0999 s seen). */
+	if (has_samples && x->s.n >= 2)
+		mb_metric_push(r, m->window, (double)(x->s.t_ns[x->s.n - 1] - x->s.t_ns[0]) / 1e9);
+	else
+		mb_metric_push(r, m->window, (double)(mb_now_ns() - t0) / 1e9);
 	return 0;
 }
 

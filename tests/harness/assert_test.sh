@@ -61,6 +61,15 @@ expect_eq "a lone skip exits" 0 "$rc"
 expect_match "the skip is reported" '^  SKIP: thing: no tool$' "$rc_out"
 expect_match "the summary counts it as skipped, not passed" '^probe: 0 passed, 0 failed, 1 skipped$' "$rc_out"
 
+# The failed assertions are named again after the counts (a log's tail says
+# which failed), by their first line, in order.
+capture rc bash -c ". '$TOP/tests/lib/assert.sh'; TEST_NAME=probe; pass fine; fail 'the first thing'; fail \$'two\\nlines'"
+expect_eq "failures: exit" 1 "$rc"
+expect_eq "failures: the counts, then each failed one by name" "probe: 1 passed, 2 failed, 0 skipped
+probe: failed: the first thing
+probe: failed: two
+probe: 2 assertion(s) failed" "$(grep '^probe: ' <<< "$rc_out")"
+
 # The selector: STAGE, STAGE/TEST, globs; nothing selected outside ONLY.
 sel() { (TEST_STAGE=$1 ONLY=$2; selected "$3" && echo yes || echo no); }
 expect_eq "no ONLY selects all" yes "$(unset ONLY; TEST_STAGE=daemon selected x && echo yes || echo no)"

@@ -45,11 +45,14 @@
 # KEEP_SCRATCH=1.
 
 TEST_NAME=${TEST_NAME:-$(basename "$0" .sh)}
-test_failures=0 test_passes=0 test_skips=0 test_summarised=0
+test_failures=0 test_passes=0 test_skips=0 test_summarised=0 test_failed_what=
 
 test_summary() {
 	test_summarised=1
 	echo "$TEST_NAME: $test_passes passed, $test_failures failed, $test_skips skipped"
+	# The failed assertions again, by name, next to the counts: a log read
+	# from its tail (CI shows the head and tail of a long run) names them.
+	[ -z "$test_failed_what" ] || printf '%s' "$test_failed_what" | awk -v t="$TEST_NAME" 'NR <= 10 {print t ": failed: " $0}'
 	[ "$test_failures" -eq 0 ]
 }
 
@@ -68,7 +71,11 @@ cleanup() {
 trap cleanup EXIT
 
 pass() { test_passes=$((test_passes + 1)); echo "  ok: $*"; }
-fail() { test_failures=$((test_failures + 1)); echo "  FAIL: $*" >&2; }
+fail() {
+	test_failures=$((test_failures + 1))
+	echo "  FAIL: $*" >&2
+	test_failed_what+="$(printf '%s\n' "$*" | head -n 1 | cut -c1-200)"$'\n'
+}
 skip() { test_skips=$((test_skips + 1)); echo "  SKIP: $1: $2"; }
 
 # _actual ACTUAL: the text of ACTUAL (@FILE: FILE's contents).

@@ -11,7 +11,7 @@
 #                        its other lines indented, records every result line
 #                        (the dumped kernel log, below, is left to
 #                        guest_splats).
-#   guest_splats OUT CONSOLE [--no-dump WHY | --blank-offline]
+#   guest_splats OUT CONSOLE [--no-dump WHY | --not-judged WHY | --blank-offline]
 #                        any kernel splat fails the guest check: the kernel
 #                        log the guest dumped into OUT (lib.sh's
 #                        vm_dump_kernel_log, written to OUT's name with .dmesg
@@ -21,6 +21,10 @@
 #                        was not dumped in whole is a fail; --no-dump: this
 #                        boot runs no guest command (a boot that reboots
 #                        before it), only CONSOLE is scanned, WHY is printed;
+#                        --not-judged: as --no-dump, for a kernel built to
+#                        corrupt memory (a negative control): its console's
+#                        reports are printed with WHY, counted neither as a
+#                        pass nor as a fail;
 #                        --blank-offline: a guest that offlines memory, whose
 #                        page dumps (offline_dumps, below) are blanked for
 #                        the scans and counted in offline_note.
@@ -143,6 +147,30 @@ splat_scan() {
 	[ "$new" -gt 0 ] || pass "no kernel splat in $label ($lines lines scanned${known:+; known: $known})"
 }
 
+# splat_not_judged CONSOLE WHY: CONSOLE's reports listed, none judged: the
+# kernel of this boot is built to corrupt memory, so a report there is one
+# of its expected symptoms (the integrity negative control saw general
+# protection faults in its processes and hung guests), not a finding. An
+# unreadable console or a scanner error is still a fail.
+splat_not_judged() {
+	local console=$1 why=$2 filtered reports n kind first lines=0 found=0
+	if [ ! -s "$console" ]; then
+		fail "the serial console log $console is missing or empty"
+		return 0
+	fi
+	filtered=$(mktemp)
+	splat_console "$console" > "$filtered"
+	reports=$(splat_reports "$filtered") || { rm -f "$filtered"; fail "kernel splat scan of $console: the scanner failed"; return 0; }
+	rm -f "$filtered"
+	while IFS=$'\t' read -r n kind first; do
+		[ "$n" != lines ] || { lines=$kind; continue; }
+		[ "$kind" = new ] || continue
+		found=$((found + 1))
+		echo "    | not judged ($why): report in the serial console ($console) line $n: $first"
+	done <<< "$reports"
+	echo "    | the serial console ($console): $found new report(s) in $lines lines, not judged: $why"
+}
+
 # guest_kernel_log OUT DEST: DEST = the kernel log dumped into OUT (the
 # "dmesg | " lines between the markers, prefix removed). Prints what is
 # wrong and returns 1 when the dump is not there in whole.
@@ -177,6 +205,10 @@ guest_splats() {
 	filtered=$(mktemp)
 	case ${3:-} in
 	--no-dump) echo "    | no kernel log dump in this boot: ${4:-}; its console is scanned alone" ;;
+	--not-judged)
+		splat_not_judged "$console" "${4:-}"
+		rm -f "$filtered"
+		return 0 ;;
 	--blank-offline) blank=1 ;;
 	esac
 	if [ "${3:-}" != --no-dump ]; then

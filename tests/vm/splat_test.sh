@@ -192,6 +192,14 @@ expect_status "--no-dump: the console alone, with a KASAN report" 1 "$r"
 counts "--no-dump" "$r_out" 0 1
 expect_line "--no-dump: the KASAN report named in the console" \
 	"  FAIL: kernel splat in the serial console ($T/k.console) line 203: BUG: KASAN: slab-use-after-free in folio_batch_move_lru+0x2c1/0x4a0" "$r_out"
+inner r guest_splats "$T/n.out" "$T/k.console" --not-judged "a kernel built to corrupt memory"
+expect_status "--not-judged: the console's KASAN report" 0 "$r"
+expect_no_match "--not-judged: nothing counted (no pass, no fail: no summary line)" '^inner: ' "$r_out"
+expect_line "--not-judged: the report listed, with the reason" \
+	"    | not judged (a kernel built to corrupt memory): report in the serial console ($T/k.console) line 203: BUG: KASAN: slab-use-after-free in folio_batch_move_lru+0x2c1/0x4a0" "$r_out"
+expect_match "--not-judged: how many, in how many lines" "^    \| the serial console \($(re_quote "$T")/k\.console\): 1 new report\(s\) in [0-9]+ lines, not judged: a kernel built to corrupt memory$" "$r_out"
+inner r guest_splats "$T/n.out" "$T/no-such.console" --not-judged "a kernel built to corrupt memory"
+expect_fails "--not-judged: no console log still fails" "FAIL: the serial console log $(re_quote "$T")/no-such\.console is missing or empty" "$r" "$r_out"
 inner r guest_results "$T/g.out"
 counts "guest_results counts the result lines, none of the dump" "$r_out" 1 0
 test_summary
