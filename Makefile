@@ -30,11 +30,14 @@ PHONY :=
 # cores (their vCPUs starved: an RCU stall), beside the host-only stages.
 # The kernel stages share the guest builds that check-pipeline makes (one
 # per base), packaged once (check-packages, or the first stage that needs
-# them; the other waits for packages.sh's lock). CHECK_LANES=1 runs the
+# them; the other waits for packages.sh's lock). The host lane starts by
+# building what the guest lane's canary and vm stages need beyond those
+# (check-prebuild: the canary's BAD kernel, the quick guests' selftests), so
+# their boots wait on no build. CHECK_LANES=1 runs the
 # lanes one after another (each stage's time alone).
 CHECK_STAGES := harness deps \
 	'pipeline|daemon-unit-file,daemon,daemon-san,daemon-valgrind,daemon-fuzz,bench,bench-san' \
-	'repo,sign,vm,canary|packages,rebase,docs,distcc,rollout'
+	'repo,sign,vm,canary|prebuild,packages,rebase,docs,distcc,rollout'
 
 PHONY += all
 all: main

@@ -58,6 +58,12 @@ key=$( { echo "$tree_hash"; sha256sum "$0" "$list" ${fixes[@]+"${fixes[@]}"} ${v
 # tree (this script, the list or a fix changed) replaces that tree's stage.
 tree_tag=$base-$(printf '%s' "$tree_hash" | sha256sum | cut -c1-8)
 stage=$out/peer/selftests/$tree_tag-$key
+# One builder per tree at a time: make check builds the quick guests'
+# selftests ahead (check-prebuild) while a guest-lane stage may ask for them;
+# the second waits here and then finds them built.
+mkdir -p "$out/peer/selftests"
+exec 9>"$out/peer/selftests/$tree_tag.lock"
+flock 9
 if [ ! -f "$stage/.done" ]; then
 	rm -rf "$out/peer/selftests/$tree_tag"-*
 	mkdir -p "$stage/bin"
