@@ -35,10 +35,13 @@ bench_build() {
 # console and output files, so boots of one kernel with other vCPU counts
 # keep theirs) and bench_docs (an array of "FILE=ITEMS": the documents this
 # boot writes into $bench, each merged from its own items; default
-# "<base>-<variant>.json=$suite"; an item in several documents runs once).
+# "<base>-<variant>.json=$suite"; an item in several documents runs once),
+# bench_item_opts (BENCHMARK -> more options of that benchmark in this
+# boot, e.g. [migrate]="--size-mib 4").
 # An item is a benchmark, or BENCH:SHAPE for `mmbench BENCH --shape SHAPE`.
 # Console: $bench/<base>-<variant><tag>.console, output: .out. Returns 1 when
 # no document came back.
+declare -A bench_item_opts=()
 # shellcheck disable=SC2154 # bench, reps, suite, timeout, bench_boot_opts: the caller's
 bench_run_suite() {
 	local base=$1 variant=$2 kernel=$3 tag=${bench_tag:-} rc=0 it spec args run='' items
@@ -49,6 +52,7 @@ bench_run_suite() {
 	for it in $items; do
 		args=${it%%:*}
 		[ "$it" = "${it#*:}" ] || args+=" --shape ${it#*:}"
+		args+=${bench_item_opts[$it]:+" ${bench_item_opts[$it]}"}
 		# Each item's seconds in the output: what sizes a run (the boots'
 		# bounds, which items fit the smoke or make check).
 		run+="t0=\$(date +%s); mmbench $args $opts -o /tmp/$it.json > /tmp/$it.log 2>&1; "
