@@ -274,6 +274,7 @@ bad_knob "BENCH_CPUS blank" "^ERROR: bench-vm: BENCH_CPUS is empty" BENCH_CPUS="
 bad_knob "BENCH_SEEDS=yes" "^ERROR: bench-vm: BENCH_SEEDS: 'yes'" BENCH_SEEDS=yes
 bad_knob "BENCH_SCALE_SUITE" "^ERROR: bench-vm: BENCH_SCALE_SUITE: " "BENCH_SCALE_SUITE=migrate;reboot"
 bad_knob "BENCH_SCALE_MIGRATE_MIB=0" "^ERROR: bench-vm: BENCH_SCALE_MIGRATE_MIB: '0' " BENCH_SCALE_MIGRATE_MIB=0
+bad_knob "BENCH_SCALE_COMPACTION_MIB=4" "^ERROR: bench-vm: BENCH_SCALE_COMPACTION_MIB: '4' .*at least 8" BENCH_SCALE_COMPACTION_MIB=4
 
 # bench-vm.sh end to end without a boot (BENCH_BASES empty: the report from
 # the documents there): the knob reaches the report.
@@ -342,6 +343,9 @@ boot bzImage-vanilla cpus=4" "$(cat "$P/boots")"
 expect_eq "plan: migrate of the scaling boots on 4 MiB (BENCH_SCALE_MIGRATE_MIB), the suite's on its own size" "migrate cpus=2
 migrate cpus=2 size=4
 migrate cpus=4 size=4" "$(grep '^migrate ' "$P/runs" | head -n 3)"
+expect_eq "plan: compaction of the scaling boots on 64 MiB (BENCH_SCALE_COMPACTION_MIB), the seeds' on its own size" "compaction cpus=2
+compaction cpus=2 size=64
+compaction cpus=4 size=64" "$(grep '^compaction ' "$P/runs" | head -n 3)"
 expect_eq "plan: the 2-vCPU boot runs each item once" "fault migrate compaction numa-hinting fault:page_fault2 munmap:ebizzy" \
 	"$(awk '$2 == "cpus=2" {print $1}' "$P/runs" | head -n 6 | paste -sd ' ')"
 expect_eq "plan: the 4-vCPU boot runs the scaling suite" "migrate compaction fault" "$(awk '$2 == "cpus=4" {print $1}' "$P/runs" | head -n 3 | paste -sd ' ')"
