@@ -22,16 +22,20 @@
 #                        boot runs no guest command (a boot that reboots
 #                        before it), only CONSOLE is scanned, WHY is printed;
 #                        --not-judged: as --no-dump, for a kernel built to
-#                        corrupt memory (a negative control): its console's
-#                        reports are printed with WHY, counted neither as a
-#                        pass nor as a fail;
+#                        corrupt memory (a negative control), where a report
+#                        is one of its expected symptoms (the integrity
+#                        negative control saw general protection faults in
+#                        its processes): the console's reports are printed
+#                        with WHY, counted neither as a pass nor as a fail;
 #                        --blank-offline: a guest that offlines memory, whose
 #                        page dumps (offline_dumps, below) are blanked for
 #                        the scans and counted in offline_note.
-#   splat_scan LABEL FILE
+#   splat_scan LABEL FILE [--not-judged WHY]
 #                        one fail per kernel report in FILE ("kernel splat in
 #                        LABEL line N: FIRST LINE"), else one pass ("no kernel
-#                        splat in LABEL (N lines scanned)").
+#                        splat in LABEL (N lines scanned)"); --not-judged:
+#                        each report and their count printed with WHY, no
+#                        pass, no fail (a missing FILE still fails).
 #   splat_reports FILE   the reports alone, one per line: "N<TAB>new|known<TAB>
 #                        FIRST LINE", then "lines<TAB>N" (for tests).
 #
@@ -131,7 +135,8 @@ splat_reports() {
 }
 
 splat_scan() {
-	local label=$1 file=$2 reports n kind first lines=0 new=0 known=''
+	local label=$1 file=$2 why='' reports n kind first lines=0 new=0 known=''
+	[ "${3:-}" != --not-judged ] || why=${4:-}
 	if [ ! -s "$file" ]; then
 		fail "kernel splat scan of $label: $file is missing or empty (nothing to scan is not a clean log)"
 		return 0
@@ -140,35 +145,18 @@ splat_scan() {
 	while IFS=$'\t' read -r n kind first; do
 		[ "$n" != lines ] || { lines=$kind; continue; }
 		case $kind in
-		new) fail "kernel splat in $label line $n: $first"; new=$((new + 1)) ;;
+		new)
+			new=$((new + 1))
+			if [ -n "$why" ]; then echo "    | not judged ($why): report in $label line $n: $first"
+			else fail "kernel splat in $label line $n: $first"; fi ;;
 		known) known+="${known:+; }line $n '$first'" ;;
 		esac
 	done <<< "$reports"
-	[ "$new" -gt 0 ] || pass "no kernel splat in $label ($lines lines scanned${known:+; known: $known})"
-}
-
-# splat_not_judged CONSOLE WHY: CONSOLE's reports listed, none judged: the
-# kernel of this boot is built to corrupt memory, so a report there is one
-# of its expected symptoms (the integrity negative control saw general
-# protection faults in its processes and hung guests), not a finding. An
-# unreadable console or a scanner error is still a fail.
-splat_not_judged() {
-	local console=$1 why=$2 filtered reports n kind first lines=0 found=0
-	if [ ! -s "$console" ]; then
-		fail "the serial console log $console is missing or empty"
-		return 0
+	if [ -n "$why" ]; then
+		echo "    | $label: $new new report(s) in $lines lines, not judged: $why"
+	elif [ "$new" -eq 0 ]; then
+		pass "no kernel splat in $label ($lines lines scanned${known:+; known: $known})"
 	fi
-	filtered=$(mktemp)
-	splat_console "$console" > "$filtered"
-	reports=$(splat_reports "$filtered") || { rm -f "$filtered"; fail "kernel splat scan of $console: the scanner failed"; return 0; }
-	rm -f "$filtered"
-	while IFS=$'\t' read -r n kind first; do
-		[ "$n" != lines ] || { lines=$kind; continue; }
-		[ "$kind" = new ] || continue
-		found=$((found + 1))
-		echo "    | not judged ($why): report in the serial console ($console) line $n: $first"
-	done <<< "$reports"
-	echo "    | the serial console ($console): $found new report(s) in $lines lines, not judged: $why"
 }
 
 # guest_kernel_log OUT DEST: DEST = the kernel log dumped into OUT (the
@@ -200,18 +188,15 @@ splat_console() {
 }
 
 guest_splats() {
-	local out=$1 console=$2 dmesg why filtered blank="" nu ni nm
+	local out=$1 console=$2 dmesg why filtered blank="" nu ni nm not_judged=()
 	offline_note=
 	filtered=$(mktemp)
 	case ${3:-} in
 	--no-dump) echo "    | no kernel log dump in this boot: ${4:-}; its console is scanned alone" ;;
-	--not-judged)
-		splat_not_judged "$console" "${4:-}"
-		rm -f "$filtered"
-		return 0 ;;
+	--not-judged) not_judged=(--not-judged "${4:-}") ;;
 	--blank-offline) blank=1 ;;
 	esac
-	if [ "${3:-}" != --no-dump ]; then
+	if [ "${3:-}" != --no-dump ] && [ "${3:-}" != --not-judged ]; then
 		dmesg=${out%.out}.dmesg
 		[ "$dmesg" != "$out" ] || dmesg=$out.dmesg
 		if why=$(guest_kernel_log "$out" "$dmesg"); then
@@ -239,7 +224,7 @@ guest_splats() {
 	if [ -s "$console" ]; then
 		splat_console "$console" > "$filtered.c"
 		if [ -n "$blank" ]; then blank_offline_dumps "$filtered.c" > "$filtered"; else mv "$filtered.c" "$filtered"; fi
-		splat_scan "the serial console ($console)" "$filtered"
+		splat_scan "the serial console ($console)" "$filtered" ${not_judged[@]+"${not_judged[@]}"}
 	else
 		fail "the serial console log $console is missing or empty"
 	fi
