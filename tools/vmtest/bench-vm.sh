@@ -21,10 +21,10 @@
 # unbatched kernels, whose every migrated page sends an IPI to each other
 # vCPU (vanilla 6.1 under TCG on 2026-12-06: migrate 99 pages/s at 4 vCPUs
 # and 38 at 8; compaction of 64 MiB at 8 vCPUs 436 s a repetition for 4001
-# pages; the suite's sizes would need hours).
-# The counts per 1000 pages stay exact. The
-# 2-vCPU suite boot also runs the seeds' items, each document merged from
-# its own benchmarks, so <base>-<variant>.json stays what it was.
+# pages; the suite's sizes would need hours). The counts per 1000 pages
+# stay exact. The 2-vCPU suite boot also runs the seeds' items, each
+# document merged from its own benchmarks, so <base>-<variant>.json stays
+# what it was.
 # then runs bench-proof.sh (the patch series' claims: batch sizes, flush
 # counts, LOCK_STAT lru_lock, integrity with its negative control, drain) and
 # appends its PROOF.md to the report (BENCH_PROOF=0 skips it).
