@@ -275,6 +275,7 @@ bad_knob "BENCH_SEEDS=yes" "^ERROR: bench-vm: BENCH_SEEDS: 'yes'" BENCH_SEEDS=ye
 bad_knob "BENCH_SCALE_SUITE" "^ERROR: bench-vm: BENCH_SCALE_SUITE: " "BENCH_SCALE_SUITE=migrate;reboot"
 bad_knob "BENCH_SCALE_MIGRATE_MIB=0" "^ERROR: bench-vm: BENCH_SCALE_MIGRATE_MIB: '0' " BENCH_SCALE_MIGRATE_MIB=0
 bad_knob "BENCH_SCALE_COMPACTION_MIB=4" "^ERROR: bench-vm: BENCH_SCALE_COMPACTION_MIB: '4' .*at least 8" BENCH_SCALE_COMPACTION_MIB=4
+bad_knob "BENCH_SCALE_REPS=0" "^ERROR: bench-vm: BENCH_SCALE_REPS: '0' " BENCH_SCALE_REPS=0
 
 # bench-vm.sh end to end without a boot (BENCH_BASES empty: the report from
 # the documents there): the knob reaches the report.
@@ -315,10 +316,10 @@ STUB
 cat > "$P/bin/mmbench" <<'STUB'
 #!/bin/bash
 # stand-in: mmbench BENCH [--shape S] ... -o FILE
-b=$1 shape='' o='' size=''
+b=$1 shape='' o='' size='' reps=''
 shift
-while [ $# -gt 0 ]; do case $1 in --shape) shape=$2; shift 2 ;; --size-mib) size=$2; shift 2 ;; -o) o=$2; shift 2 ;; *) shift ;; esac; done
-echo "$b${shape:+:$shape} cpus=$FAKE_CPUS${size:+ size=$size}" >> "$PLAN/runs"
+while [ $# -gt 0 ]; do case $1 in --shape) shape=$2; shift 2 ;; --size-mib) size=$2; shift 2 ;; --reps) reps=$2; shift 2 ;; -o) o=$2; shift 2 ;; *) shift ;; esac; done
+echo "$b${shape:+:$shape} cpus=$FAKE_CPUS${size:+ size=$size} reps=$reps" >> "$PLAN/runs"
 [ -f "$FX/$b${shape:+-$shape}.json" ] || { echo "no fixture for $b" >&2; exit 2; }
 jq --argjson n "$FAKE_CPUS" '.system.cpus_online = $n' "$FX/$b${shape:+-$shape}.json" > "$o"
 STUB
@@ -334,18 +335,25 @@ mkdir -p "$P/out/bench" && echo '{}' > "$P/out/bench/6.1-patched-cpus8.json"
 RC=0; PLAN=$P FX=$fx OUT=$P/out BENCH_BUILDS="${ids[*]}" BENCH_BASES=6.1 BENCH_VARIANTS="patched vanilla" BENCH_CPUS="4 2" \
 	BENCH_SUITE=fault,migrate BENCH_PROOF=0 bash "$P/top/tools/vmtest/bench-vm.sh" > "$P/vm.log" 2>&1 || RC=$?
 expect_eq "plan: exit" 0 "$RC"
-expect_eq "plan: the suite's boot, then one per kernel and vCPU count" "boot bzImage-mmbatch cpus=2
+expect_eq "plan: the suite's boots in a row, then one per vCPU count and kernel, each count's kernels side by side" "boot bzImage-mmbatch cpus=2
+boot bzImage-vanilla cpus=2
 boot bzImage-mmbatch cpus=2
+boot bzImage-vanilla cpus=2
 boot bzImage-mmbatch cpus=4
-boot bzImage-vanilla cpus=2
-boot bzImage-vanilla cpus=2
 boot bzImage-vanilla cpus=4" "$(cat "$P/boots")"
-expect_eq "plan: migrate of the scaling boots on 4 MiB (BENCH_SCALE_MIGRATE_MIB), the suite's on its own size" "migrate cpus=2
-migrate cpus=2 size=4
-migrate cpus=4 size=4" "$(grep '^migrate ' "$P/runs" | head -n 3)"
-expect_eq "plan: compaction of the scaling boots on 64 MiB (BENCH_SCALE_COMPACTION_MIB), the seeds' on its own size" "compaction cpus=2
-compaction cpus=2 size=64
-compaction cpus=4 size=64" "$(grep '^compaction ' "$P/runs" | head -n 3)"
+expect_eq "plan: migrate of the scaling boots on 4 MiB (BENCH_SCALE_MIGRATE_MIB) 3 times (BENCH_SCALE_REPS), the suite's on its own size 5 times (BENCH_REPS)" "migrate cpus=2 reps=5
+migrate cpus=2 reps=5
+migrate cpus=2 size=4 reps=3
+migrate cpus=2 size=4 reps=3
+migrate cpus=4 size=4 reps=3
+migrate cpus=4 size=4 reps=3" "$(grep '^migrate ' "$P/runs")"
+expect_eq "plan: compaction of the scaling boots on 64 MiB (BENCH_SCALE_COMPACTION_MIB), the seeds' on its own size" "compaction cpus=2 reps=5
+compaction cpus=2 reps=5
+compaction cpus=2 size=64 reps=3
+compaction cpus=2 size=64 reps=3
+compaction cpus=4 size=64 reps=3
+compaction cpus=4 size=64 reps=3" "$(grep '^compaction ' "$P/runs")"
+expect_match "plan: the report names the scaling boots' options" 'each vCPU count, `--reps 3; migrate --size-mib 4; compaction --size-mib 64`' "@$P/out/bench/REPORT.md"
 expect_eq "plan: the 2-vCPU boot runs each item once" "fault migrate compaction numa-hinting fault:page_fault2 munmap:ebizzy" \
 	"$(awk '$2 == "cpus=2" {print $1}' "$P/runs" | head -n 6 | paste -sd ' ')"
 expect_eq "plan: the 4-vCPU boot runs the scaling suite" "migrate compaction fault" "$(awk '$2 == "cpus=4" {print $1}' "$P/runs" | head -n 3 | paste -sd ' ')"

@@ -2,9 +2,11 @@
 # Writes the bench-vm report: REPORT.md on stdout and report.json into
 # BENCHDIR, from the mmbench documents BENCHDIR/<base>-<variant>.json and the
 # compare outputs BENCHDIR/<base>-<B>-vs-<A>.txt that bench-vm.sh made.
-#   bench-report.sh [--cpus "N..."] [--seeds] [--host TEXT] BENCHDIR "BASES" "VARIANTS" "MMBENCH OPTIONS"
+#   bench-report.sh [--cpus "N..."] [--scale-opts TEXT] [--seeds] [--host TEXT] BENCHDIR "BASES" "VARIANTS" "MMBENCH OPTIONS"
 # --cpus: the vCPU counts of the scaling tables and charts (bench-scaling.sh;
 # none when the list is just "2", so such a report is the 2-vCPU one alone);
+# --scale-opts: the mmbench options of the scaling boots, as the heading
+# names them;
 # --seeds: the per-seed table (bench-seeds.sh). Both come after the anchors,
 # and go into report.json as "scaling" and "seeds". --host: the run's host
 # and its load (bench-vm.sh: bench_host_desc, load average at the start and
@@ -12,11 +14,12 @@
 # Reads: nothing else.
 set -eu
 
-usage() { echo "usage: bench-report.sh [--cpus \"N...\"] [--seeds] [--host TEXT] BENCHDIR \"BASES\" \"VARIANTS\" \"MMBENCH OPTIONS\"" >&2; exit 2; }
-cpus=2 seeds=0 host=
+usage() { echo "usage: bench-report.sh [--cpus \"N...\"] [--scale-opts TEXT] [--seeds] [--host TEXT] BENCHDIR \"BASES\" \"VARIANTS\" \"MMBENCH OPTIONS\"" >&2; exit 2; }
+cpus=2 seeds=0 host='' scale_opts=''
 while [ $# -gt 0 ]; do
 	case $1 in
 	--cpus) [ $# -ge 2 ] || usage; read -ra cpu_list <<< "$2"; cpus=${cpu_list[*]}; shift 2 ;;
+	--scale-opts) [ $# -ge 2 ] || usage; scale_opts=$2; shift 2 ;;
 	--seeds) seeds=1; shift ;;
 	--host) [ $# -ge 2 ] || usage; host=$2; shift 2 ;;
 	-*) usage ;;
@@ -43,7 +46,7 @@ Generated $(date -u +%Y-%m-%dT%H:%MZ) by \`make bench-vm\` (reproduce with exact
 Host: $host.}
 Every kernel boots under qemu with the same busybox initramfs, 2 NUMA nodes (1 GiB each), and runs every
 benchmark of the suite in one boot at 2 vCPUs: \`mmbench <benchmark> $opts\`; the scaling boots (below)
-run their benchmarks at each vCPU count.
+run their benchmarks at each vCPU count${scale_opts:+, \`$scale_opts\`}.
 Variants: **patched** = our guest flavor with the series, **vanilla** = same source and config with
 \`PATCHES=0\`, **stock** = Debian's \`linux-image-*-amd64-unsigned\` of the same base.
 Under TCG emulation rates and times are only comparable with each other on this run; counts (IPIs per
