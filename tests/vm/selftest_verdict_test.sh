@@ -117,6 +117,21 @@ expect_line "st_run: failcount reaches the verdict (exit 4 is four failures)" \
 	"selftest khtest fail S exit status 4 (its count of failed checks, 4 seen), first failed case collapse_swapin_single_pte(khugepaged:anon): Swapout one page... Fail" "@$T/st.out"
 st khtest 20 - "$dir" ./khtest "$fx/$kh"
 expect_line "st_run: without it, exit 4 is a skip" "selftest khtest skip S Restore THP and khugepaged settings... OK" "@$T/st.out"
+# The watchdog: a test past its limit is killed and fails as timed out,
+# and its leftover sleep neither holds st_run's output (this pipe ends when
+# the test does, not at the limit) nor stays behind.
+printf '#!/bin/sh\necho started\nexec sleep 53\n' > "$dir/slowtest"
+printf '#!/bin/sh\necho quick\nexit 0\n' > "$dir/quicktest"
+chmod +x "$dir/slowtest" "$dir/quicktest"
+t0=$SECONDS
+st slowtest 2 - "$dir" ./slowtest
+expect_line "st_run: a test past its limit is killed and fails" "selftest slowtest fail S timed out after 2 s" "@$T/st.out"
+expect_eq "st_run: ... its sleep killed with it" "" "$(pgrep -f '^sleep 53$' || true)"
+t0=$SECONDS
+st quicktest 37 - "$dir" ./quicktest
+expect_line "st_run: a quick test passes" "selftest quicktest pass S exit status 0" "@$T/st.out"
+expect_eq "st_run: ... and its output ends with it, not at its 37 s limit" yes "$([ $((SECONDS - t0)) -lt 30 ] && echo yes || echo "no: $((SECONDS - t0)) s")"
+expect_eq "st_run: ... no watchdog sleep left behind" "" "$(pgrep -f '^sleep 37$' || true)"
 # casemask: 6.12's mrelease_test names its case by a size the run chose
 # (2MB here, recorded on the vanilla 6.12 guest; 1MB on its twin that run).
 printf '#!/bin/sh\ncat "$1"\nexit 0\n' > "$dir/mrtest"

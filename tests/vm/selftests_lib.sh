@@ -80,7 +80,13 @@ st_run() {
 	_t0=$(date +%s)
 	(cd "$_dir" && exec setsid "$@") > "$vm_tmp/st.out" 2>&1 &
 	_pid=$!
-	( sleep "$_lim"; touch "$vm_tmp/st.timedout"; kill -TERM -"$_pid" 2>/dev/null; sleep 5; kill -KILL -"$_pid" 2>/dev/null ) &
+	# The watchdog holds none of st_run's output and takes its sleep with it
+	# when it is killed: a sleep left behind with the output open kept a pipe
+	# reading st_run (the host's selftest_verdict_test) waiting up to the
+	# test's limit after the test had ended.
+	( trap 'kill "$_s" 2>/dev/null; exit 0' TERM
+	  sleep "$_lim" & _s=$!; wait "$_s"
+	  touch "$vm_tmp/st.timedout"; kill -TERM -"$_pid" 2>/dev/null; sleep 5; kill -KILL -"$_pid" 2>/dev/null ) > /dev/null 2>&1 &
 	_dog=$!
 	wait "$_pid"
 	_rc=$?
