@@ -1,10 +1,16 @@
 /* compaction: the 2015 migration-batching seed's scenario (MMTests'
  * THP-scale shape). The main thread fragments one node's memory: it faults
- * --size-mib of 4 KiB pages bound to that node, then frees every other page
- * of every 2 MiB page block, so each block stays half used and none can
- * become a THP without compaction. Then worker threads of the same process
- * fault as much THP-eligible memory (MADV_HUGEPAGE, bound to the node) as
- * was freed, and the main thread writes the node's compact file, so
+ * --size-mib of 4 KiB pages bound to that node, then frees all but one page
+ * of every --keep-every (default 2: every other page), so each 2 MiB page
+ * block keeps some pages and none can become a THP without compaction. A
+ * large --keep-every spreads few kept pages over much memory: compaction
+ * then migrates few pages wherever they lie (the scaling boots of bench-vm,
+ * where an unbatched kernel under TCG migrates about 9 pages a second at 8
+ * vCPUs; a small --size-mib instead can leave its blocks where compaction's
+ * two scanners meet before them, and nothing migrates). Then worker threads
+ * of the same process fault as much THP-eligible memory (MADV_HUGEPAGE,
+ * bound to the node) as was freed, and the main thread writes the node's
+ * compact file, so
  * compaction migrates the kept pages while the workers run in the mm (they
  * read the kept pages until the round ends): every page unmapped for
  * migration needs a TLB flush on the workers' CPUs. Async compaction is the
@@ -31,6 +37,8 @@ struct cp_run {
 	char *frag;
 	size_t frag_bytes;
 	size_t thp_bytes;   /* per worker */
+	size_t keep_every;  /* one page kept of every keep_every */
+	size_t kept;        /* pages kept: page 0, keep_every, 2 * keep_every, ... */
 	int node;
 	int stop;
 	int faulting;       /* workers still faulting their THP memory */
@@ -171,11 +179,16 @@ static int fragment(struct cp_run *c)
 	for (size_t off = 0; off < c->frag_bytes; off += MB_PAGE)
 		c->frag[off] = (char)(off >> 12);
 	/* faults in address order take mostly adjacent pages from the buddy
-	 * lists, so every other page of the range is mostly every other page
-	 * of its physical blocks: each keeps about half its pages */
-	for (size_t off = MB_PAGE; off < c->frag_bytes; off += 2 * MB_PAGE)
-		if (madvise(c->frag + off, MB_PAGE, MADV_DONTNEED) < 0)
+	 * lists, so one page of every keep_every of the range is mostly one of
+	 * every keep_every of its physical blocks: each keeps some pages */
+	for (size_t off = 0; off < c->frag_bytes; off += c->keep_every * MB_PAGE) {
+		size_t gap = (c->keep_every - 1) * MB_PAGE;
+
+		if (off + MB_PAGE + gap > c->frag_bytes)
+			gap = c->frag_bytes - off - MB_PAGE;
+		if (gap && madvise(c->frag + off + MB_PAGE, gap, MADV_DONTNEED) < 0)
 			return -errno;
+	}
 	return 0;
 }
 
@@ -188,10 +201,10 @@ struct cp_metrics {
  * frames are hidden (pagemap shows 0 without CAP_SYS_ADMIN). */
 static long kept_moved(const struct cp_run *c)
 {
-	size_t n = c->frag_bytes / MB_PAGE / 2;
+	size_t n = c->kept;
 	long moved = 0;
 
-	if (mb_pagemap_pfns(c->frag, n, 2, c->pfns_after) < 0)
+	if (mb_pagemap_pfns(c->frag, n, c->keep_every, c->pfns_after) < 0)
 		return -1;
 	for (size_t i = 0; i < n; i++) {
 		if (!c->pfns[i] || !c->pfns_after[i])
@@ -251,7 +264,7 @@ static int one_rep(struct mb_result *r, struct cp_run *c, struct cp_worker *w, i
 	ret = fragment(c);
 	if (ret < 0)
 		return ret;
-	has_pfns = mb_pagemap_pfns(c->frag, c->frag_bytes / MB_PAGE / 2, 2, c->pfns) == 0;
+	has_pfns = mb_pagemap_pfns(c->frag, c->kept, c->keep_every, c->pfns) == 0;
 	has_huge = anon_huge_kib(&huge0) == 0;
 	sys0 = mb_sys_seconds();
 	ret = mb_counters_snapshot(&x->before);
@@ -385,8 +398,11 @@ int bench_compaction(const struct mb_opts *o, struct mb_result *r)
 	}
 	nw = o->threads ? o->threads : ncpus > 1 ? ncpus - 1 : 1;
 	c.frag_bytes = (size_t)size_mib << 20;
+	c.keep_every = o->keep_every ? (size_t)o->keep_every : 2;
+	c.kept = (c.frag_bytes / MB_PAGE + c.keep_every - 1) / c.keep_every;
 	/* together the workers fault as much as the fragmenting freed */
-	c.thp_bytes = (c.frag_bytes / 2 / (size_t)nw + CP_BLOCK - 1) & ~(CP_BLOCK - 1);
+	c.thp_bytes = ((c.frag_bytes - c.kept * MB_PAGE) / (size_t)nw + CP_BLOCK - 1) &
+		      ~(CP_BLOCK - 1);
 	snprintf(compact_file, sizeof(compact_file), "/sys/devices/system/node/node%d/compact",
 		 c.node);
 	if (access(compact_file, W_OK) < 0)
@@ -394,7 +410,8 @@ int bench_compaction(const struct mb_opts *o, struct mb_result *r)
 
 	mb_param_num(r, "node", c.node);
 	mb_param_num(r, "size_mib", (double)size_mib);
-	mb_param_num(r, "kept_pages", (double)(c.frag_bytes / MB_PAGE / 2));
+	mb_param_num(r, "keep_every", (double)c.keep_every);
+	mb_param_num(r, "kept_pages", (double)c.kept);
 	mb_param_num(r, "threads", nw);
 	mb_param_num(r, "thp_mib_per_thread", (double)(c.thp_bytes >> 20));
 	mb_param_str(r, "compact_file", compact_file);
@@ -417,8 +434,8 @@ int bench_compaction(const struct mb_opts *o, struct mb_result *r)
 
 	w = calloc((size_t)nw, sizeof(*w));
 	x = calloc(1, sizeof(*x));
-	c.pfns = calloc(c.frag_bytes / MB_PAGE / 2, sizeof(*c.pfns));
-	c.pfns_after = calloc(c.frag_bytes / MB_PAGE / 2, sizeof(*c.pfns_after));
+	c.pfns = calloc(c.kept, sizeof(*c.pfns));
+	c.pfns_after = calloc(c.kept, sizeof(*c.pfns_after));
 	if (!w || !x || !c.pfns || !c.pfns_after) {
 		ret = -ENOMEM;
 		goto out;

@@ -22,7 +22,7 @@ const struct mb_bench mb_benches[] = {
 	  MB_OPT_SIZE | MB_OPT_ROUNDS | MB_OPT_WRITERS | MB_OPT_CONTENTION | MB_OPT_INJECT,
 	  "move_pages(2) of shmem pages that writers and faulters keep locked",
 	  mb_cont_check_opts },
-	{ "compaction", bench_compaction, MB_OPT_THREADS | MB_OPT_SIZE,
+	{ "compaction", bench_compaction, MB_OPT_THREADS | MB_OPT_SIZE | MB_OPT_KEEP,
 	  "fragment a node, then fault THPs and compact it while threads run",
 	  mb_compaction_check_opts },
 	{ "numa-hinting", bench_numa_hinting, MB_OPT_THREADS | MB_OPT_SIZE | MB_OPT_SECONDS,

@@ -65,6 +65,7 @@ enum {
 	MB_OPT_INJECT = 1 << 14,     /* --inject-corruption */
 	MB_OPT_KINDS = 1 << 15,      /* integrity: --kind, --mover, --dir, --min-migrations, --sharers */
 	MB_OPT_SHAPE = 1 << 16,      /* fault, munmap: --shape (opts.c's shape table grants it) */
+	MB_OPT_KEEP = 1 << 17,       /* compaction: --keep-every */
 };
 
 /* --shape: which seed tool's parameters a fault or munmap run follows
@@ -108,6 +109,7 @@ struct mb_opts {
 	long min_migrations;    /* fail below it, per kind (with the text) */
 	const char *min_migrations_text;
 	long sharers;           /* child processes of the shared kinds */
+	long keep_every;        /* compaction: keep one page of every N (0: 2) */
 	const char *shape;      /* fault, munmap: an MB_SHAPE_* name; NULL: the default, and
 				 * no "shape" parameter in the result */
 };
@@ -132,6 +134,7 @@ int bench_numa_hinting(const struct mb_opts *o, struct mb_result *r);
 /* The option checks of compaction and numa-hinting (struct mb_bench's
  * check): 0, or -EINVAL with one line in err naming the option. */
 #define MB_COMPACTION_MIN_MIB 8   /* 4 page blocks to fragment */
+#define MB_COMPACTION_MAX_KEEP 512 /* --keep-every: at least one page per page block */
 #define MB_NUMA_HINTING_MIN_S 1.0 /* less ends before NUMA balancing has scanned once */
 int mb_compaction_check_opts(const struct mb_opts *o, char *err, size_t err_size);
 int mb_numa_hinting_check_opts(const struct mb_opts *o, char *err, size_t err_size);

@@ -31,6 +31,8 @@ void mb_usage(FILE *f)
 		"                     lose one write after the run, to show the check fails (exit 1)\n"
 		"  --input FILE       smoke --state-dir: judge this result instead of running the benchmarks\n"
 		"  --json             JSON document on stdout (summary goes to stderr)\n"
+		"  --keep-every N     compaction: keep one page of every N of the fragmented memory\n"
+		"                     (default 2: half of each page block; 2 to 512)\n"
 		"  --kind LIST        integrity: migration stress per kind of memory instead of the default\n"
 		"                     run, each for --seconds: all, or a comma list of anon, anon-thp,\n"
 		"                     fork-shared, shmem, file, ksm, mixed\n"
@@ -88,7 +90,7 @@ enum {
 	OPT_OP_KIB, OPT_PAGES, OPT_WRITERS, OPT_SECONDS, OPT_DRAIN_KNOB, OPT_DRAIN_CMD,
 	OPT_BENCHMARKS, OPT_CONFIG, OPT_STATE_DIR, OPT_KVER, OPT_STAMP, OPT_INPUT, OPT_THRESHOLD,
 	OPT_TIMEOUT, OPT_ROUNDS, OPT_MIN_MOVED, OPT_INJECT, OPT_KIND, OPT_MOVER, OPT_DIR,
-	OPT_MIN_MIGRATIONS, OPT_SHARERS, OPT_SHAPE,
+	OPT_MIN_MIGRATIONS, OPT_SHARERS, OPT_SHAPE, OPT_KEEP,
 };
 
 static const struct option long_opts[] = {
@@ -124,6 +126,7 @@ static const struct option long_opts[] = {
 	{ "min-migrations", required_argument, NULL, OPT_MIN_MIGRATIONS },
 	{ "sharers", required_argument, NULL, OPT_SHARERS },
 	{ "shape", required_argument, NULL, OPT_SHAPE },
+	{ "keep-every", required_argument, NULL, OPT_KEEP },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -151,6 +154,7 @@ static unsigned opt_bit(int c)
 	case OPT_KIND: case OPT_MOVER: case OPT_DIR: case OPT_MIN_MIGRATIONS: case OPT_SHARERS:
 		return MB_OPT_KINDS;
 	case OPT_SHAPE: return MB_OPT_SHAPE;
+	case OPT_KEEP: return MB_OPT_KEEP;
 	}
 	return 0;
 }
@@ -285,6 +289,7 @@ int mb_parse_opts(const char *cmd, unsigned allowed, int argc, char **argv, stru
 			o->min_migrations_text = optarg;
 			break;
 		case OPT_SHARERS: r = mb_parse_long(optarg, 1, IK_MAX_SHARERS, &o->sharers); break;
+		case OPT_KEEP: r = mb_parse_long(optarg, 2, MB_COMPACTION_MAX_KEEP, &o->keep_every); break;
 		case OPT_SHAPE:
 			if (parse_shape(shapes, optarg, &o->shape) < 0) {
 				fprintf(stderr, "mmbench %s: bad value '%s' for option '%s' (%s)\n", cmd,

@@ -274,7 +274,7 @@ bad_knob "BENCH_CPUS blank" "^ERROR: bench-vm: BENCH_CPUS is empty" BENCH_CPUS="
 bad_knob "BENCH_SEEDS=yes" "^ERROR: bench-vm: BENCH_SEEDS: 'yes'" BENCH_SEEDS=yes
 bad_knob "BENCH_SCALE_SUITE" "^ERROR: bench-vm: BENCH_SCALE_SUITE: " "BENCH_SCALE_SUITE=migrate;reboot"
 bad_knob "BENCH_SCALE_MIGRATE_MIB=0" "^ERROR: bench-vm: BENCH_SCALE_MIGRATE_MIB: '0' " BENCH_SCALE_MIGRATE_MIB=0
-bad_knob "BENCH_SCALE_COMPACTION_MIB=4" "^ERROR: bench-vm: BENCH_SCALE_COMPACTION_MIB: '4' .*at least 8" BENCH_SCALE_COMPACTION_MIB=4
+bad_knob "BENCH_SCALE_COMPACTION_KEEP=1" "^ERROR: bench-vm: BENCH_SCALE_COMPACTION_KEEP: '1' .*from 2 to 512" BENCH_SCALE_COMPACTION_KEEP=1
 bad_knob "BENCH_SCALE_REPS=0" "^ERROR: bench-vm: BENCH_SCALE_REPS: '0' " BENCH_SCALE_REPS=0
 
 # bench-vm.sh end to end without a boot (BENCH_BASES empty: the report from
@@ -316,10 +316,10 @@ STUB
 cat > "$P/bin/mmbench" <<'STUB'
 #!/bin/bash
 # stand-in: mmbench BENCH [--shape S] ... -o FILE
-b=$1 shape='' o='' size='' reps=''
+b=$1 shape='' o='' size='' reps='' keep=''
 shift
-while [ $# -gt 0 ]; do case $1 in --shape) shape=$2; shift 2 ;; --size-mib) size=$2; shift 2 ;; --reps) reps=$2; shift 2 ;; -o) o=$2; shift 2 ;; *) shift ;; esac; done
-echo "$b${shape:+:$shape} cpus=$FAKE_CPUS${size:+ size=$size} reps=$reps" >> "$PLAN/runs"
+while [ $# -gt 0 ]; do case $1 in --shape) shape=$2; shift 2 ;; --size-mib) size=$2; shift 2 ;; --keep-every) keep=$2; shift 2 ;; --reps) reps=$2; shift 2 ;; -o) o=$2; shift 2 ;; *) shift ;; esac; done
+echo "$b${shape:+:$shape} cpus=$FAKE_CPUS${size:+ size=$size}${keep:+ keep=$keep} reps=$reps" >> "$PLAN/runs"
 [ -f "$FX/$b${shape:+-$shape}.json" ] || { echo "no fixture for $b" >&2; exit 2; }
 jq --argjson n "$FAKE_CPUS" '.system.cpus_online = $n' "$FX/$b${shape:+-$shape}.json" > "$o"
 STUB
@@ -347,13 +347,13 @@ migrate cpus=2 size=4 reps=3
 migrate cpus=2 size=4 reps=3
 migrate cpus=4 size=4 reps=3
 migrate cpus=4 size=4 reps=3" "$(grep '^migrate ' "$P/runs")"
-expect_eq "plan: compaction of the scaling boots on 64 MiB (BENCH_SCALE_COMPACTION_MIB), the seeds' on its own size" "compaction cpus=2 reps=5
+expect_eq "plan: compaction of the scaling boots keeps one page of 64 (BENCH_SCALE_COMPACTION_KEEP), the seeds' every other" "compaction cpus=2 reps=5
 compaction cpus=2 reps=5
-compaction cpus=2 size=64 reps=3
-compaction cpus=2 size=64 reps=3
-compaction cpus=4 size=64 reps=3
-compaction cpus=4 size=64 reps=3" "$(grep '^compaction ' "$P/runs")"
-expect_match "plan: the report names the scaling boots' options" 'each vCPU count, `--reps 3; migrate --size-mib 4; compaction --size-mib 64`' "@$P/out/bench/REPORT.md"
+compaction cpus=2 keep=64 reps=3
+compaction cpus=2 keep=64 reps=3
+compaction cpus=4 keep=64 reps=3
+compaction cpus=4 keep=64 reps=3" "$(grep '^compaction ' "$P/runs")"
+expect_match "plan: the report names the scaling boots' options" 'each vCPU count, `--reps 3; migrate --size-mib 4; compaction --keep-every 64`' "@$P/out/bench/REPORT.md"
 expect_eq "plan: the 2-vCPU boot runs each item once" "fault migrate compaction numa-hinting fault:page_fault2 munmap:ebizzy" \
 	"$(awk '$2 == "cpus=2" {print $1}' "$P/runs" | head -n 6 | paste -sd ' ')"
 expect_eq "plan: the 4-vCPU boot runs the scaling suite" "migrate compaction fault" "$(awk '$2 == "cpus=4" {print $1}' "$P/runs" | head -n 3 | paste -sd ' ')"

@@ -54,7 +54,7 @@ else
 	expect_eq "3 repetitions (--quick)" 3 "$(jq '.results[0].repetitions' "$T/c.json")"
 	expect_eq "compaction migrated pages in every repetition" true "$(all_values "$T/c.json" pgmigrate_success '. > 0')"
 	expect_eq "the migrate scanner scanned pages" true "$(all_values "$T/c.json" compact_migrate_scanned '. > 0')"
-	expect_eq "the fragmented node is named" true "$(jq '.results[0].params.node >= 0 and .results[0].params.kept_pages == .results[0].params.size_mib * 128' "$T/c.json")"
+	expect_eq "the fragmented node is named, every other page kept" true "$(jq '.results[0].params | .node >= 0 and .keep_every == 2 and .kept_pages == .size_mib * 128' "$T/c.json")"
 	if [ "$(id -u)" = 0 ]; then
 		expect_eq "kept pages migrated: a count, at most the kept pages" true \
 			"$(jq '.results[0].params.kept_pages as $k | [.results[0].metrics[] | select(.name == "kept_pages_migrated") | .values[] | . >= 0 and . <= $k] | length == 3 and all' "$T/c.json")"
@@ -94,6 +94,22 @@ else
 	expect_match "a higher peak rate is worse" '^compaction +tlb_ipis_per_s_peak .* worse REGRESSION$' "@$T/worse.out"
 fi
 
+# --keep-every: one page of every 16 kept, the freed rest faulted as THPs.
+if [ "$can_run" = yes ]; then
+	run_cmd keep "$MMBENCH" compaction --quick --reps 1 --keep-every 16 -o "$T/k.json"
+	expect_eq "--keep-every 16: one page of 16 kept (64 MiB: 1024)" true \
+		"$(jq '.results[0].params | .keep_every == 16 and .kept_pages == .size_mib * 16 and .thp_mib_per_thread * .threads >= .size_mib * 15 / 16' "$T/k.json")"
+	if [ "$RC" = 1 ] && grep -qFx "compaction: failed: $no_page" "$T/keep.out"; then
+		skip "--keep-every 16: pages migrated" "this host's compaction migrated no page (the benchmark says so, exit 1)"
+	else
+		expect_eq "--keep-every 16: exit" 0 "$RC"
+		expect_eq "--keep-every 16: the kept pages that moved, at most the kept pages" true \
+			"$(jq '.results[0].params.kept_pages as $k | [.results[0].metrics[] | select(.name == "kept_pages_migrated") | .values[] | . >= 0 and . <= $k] | all' "$T/k.json")"
+	fi
+else
+	skip "--keep-every 16" "$reason"
+fi
+
 # The refusals, shown whatever this machine has: no THP, THP off.
 mkdir -p "$T/nothp" "$T/off/transparent_hugepage"
 echo 'always madvise [never]' > "$T/off/transparent_hugepage/enabled"
@@ -123,4 +139,10 @@ bad_input "zero threads" "^mmbench compaction: bad value '0' for option '--threa
 	"$MMBENCH" compaction --threads 0 -o "$T/x.json"
 bad_input "an option of another benchmark" "^mmbench compaction: option '--seconds' does not apply to compaction$" \
 	"$MMBENCH" compaction --seconds 2 -o "$T/x.json"
+bad_input "--keep-every 1 (nothing freed)" "^mmbench compaction: bad value '1' for option '--keep-every'$" \
+	"$MMBENCH" compaction --keep-every 1 -o "$T/x.json"
+bad_input "--keep-every 513 (a block with no page kept)" "^mmbench compaction: bad value '513' for option '--keep-every'$" \
+	"$MMBENCH" compaction --keep-every 513 -o "$T/x.json"
+bad_input "--keep-every of another benchmark" "^mmbench migrate: option '--keep-every' does not apply to migrate$" \
+	"$MMBENCH" migrate --keep-every 4 -o "$T/x.json"
 expect_absent "no document after bad input" "$T/x.json"

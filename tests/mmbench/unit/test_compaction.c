@@ -152,6 +152,9 @@ static void test_opts(void **state)
 	char *small[] = { "compaction", "--size-mib", "4", NULL };
 	char *secs[] = { "compaction", "--seconds", "5", NULL };
 	char *thp[] = { "compaction", "--thp", NULL };
+	char *keep[] = { "compaction", "--keep-every", "64", NULL };
+	char *keep1[] = { "compaction", "--keep-every", "1", NULL };
+	char *keep513[] = { "compaction", "--keep-every", "513", NULL };
 	struct mb_opts o;
 	char err[200];
 
@@ -170,6 +173,12 @@ static void test_opts(void **state)
 			    "(4 page blocks to fragment)");
 	assert_int_equal(parse(&o, 3, secs), -EINVAL);
 	assert_int_equal(parse(&o, 2, thp), -EINVAL);
+
+	/* --keep-every: one page of N kept, 2 (every other) to 512 (one a block) */
+	assert_int_equal(parse(&o, 3, keep), 0);
+	assert_int_equal(o.keep_every, 64);
+	assert_int_equal(parse(&o, 3, keep1), -EINVAL);
+	assert_int_equal(parse(&o, 3, keep513), -EINVAL);
 }
 
 static void test_table(void **state)
@@ -180,7 +189,7 @@ static void test_table(void **state)
 	assert_non_null(b);
 	assert_true(b->fn == bench_compaction);
 	assert_true(b->check == mb_compaction_check_opts);
-	assert_int_equal(b->opts, MB_OPT_THREADS | MB_OPT_SIZE);
+	assert_int_equal(b->opts, MB_OPT_THREADS | MB_OPT_SIZE | MB_OPT_KEEP);
 }
 
 int main(void)
