@@ -256,6 +256,24 @@ schema_ok "split: the suite document" "$S/6.1-patched.json"
 expect_eq "cut boot: the finished item's document is kept" "fault/" "$(jq -r '[.results[] | "\(.benchmark)/\(.params.shape // "")"] | join(" ")' "$B/cut/6.1-patched.json")"
 expect_contains "cut boot: the cut item is named" "no mmbench document for migrate" "@$T/cut-split.out"
 
+# A boot that died before its first item printed anything (Debian's 6.12
+# at 8 vCPUs under TCG, 2026-12-06: an int3 Oops at boot): no document, and
+# the boot counts as failed (jq 1.6 -e passed the empty parts).
+: > "$T/dead.out"
+rc=0
+(
+	bench=$B/dead
+	# shellcheck disable=SC2317 # bench-lib.sh calls it
+	note() { echo "note: $*"; }
+	mkdir -p "$bench"
+	# shellcheck source=../../tools/vmtest/bench-lib.sh
+	. "$tools/bench-lib.sh"
+	bench_split_output "$T/dead.out" "$bench/6.12-stock-cpus8" "6.12-stock-cpus8.json=migrate,compaction,fault"
+) > "$T/dead-split.out" 2>&1 || rc=$?
+expect_eq "dead boot: bench_split_output fails (no document)" 1 "$rc"
+expect_absent "dead boot: no document written" "$B/dead/6.12-stock-cpus8.json"
+expect_contains "dead boot: each item named" "no mmbench document for compaction" "@$T/dead-split.out"
+
 # bench-vm.sh's knobs: bad values give one line naming the knob, exit 2,
 # and nothing is written (OUT is not even made).
 bad_knob() {

@@ -84,7 +84,9 @@ bench_split_output() {
 			f=$stem-${it//:/-}.part.json
 			parts+=("$f")
 			awk -v m="@@JSON $it@@" '$0 == m {on = 1; next} /^@@JSON[ -]/ {on = 0} on' "$out" > "$f"
-			if jq -e '.schema == "mmbench/1"' "$f" >/dev/null 2>&1; then
+			# -s: jq 1.6's -e exits 0 on an empty file (a boot that died
+			# before the item printed anything).
+			if [ -s "$f" ] && jq -e '.schema == "mmbench/1"' "$f" >/dev/null 2>&1; then
 				docs+=("$f")
 			else
 				note "[${stem##*/}] no mmbench document for $it"

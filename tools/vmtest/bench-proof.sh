@@ -153,7 +153,8 @@ guest() {
 		doc=${c%%=*}
 		exits[$doc]=$(sed -n "s/^@@EXIT $doc \([0-9]*\)@@.*/\1/p" "$o" | tail -n 1)
 		awk -v m="@@JSON $doc@@" '$0 == m {on = 1; next} /^@@JSON / {on = 0} on' "$o" > "$bench/proof-$name-$doc.json"
-		jq -e '.schema == "mmbench/1"' "$bench/proof-$name-$doc.json" >/dev/null 2>&1 ||
+		# -s: jq 1.6's -e exits 0 on an empty file
+		[ -s "$bench/proof-$name-$doc.json" ] && jq -e '.schema == "mmbench/1"' "$bench/proof-$name-$doc.json" >/dev/null 2>&1 ||
 			{ rm -f "$bench/proof-$name-$doc.json"; [ -n "${exits[$doc]}" ] || exits[$doc]=none; }
 	done
 	[ -n "$release" ] || { fail "[$name] the guest did not run (console: $bench/proof-$name.console)"; return 1; }
