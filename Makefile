@@ -32,8 +32,9 @@ PHONY :=
 # per base), packaged once (check-packages, or the first stage that needs
 # them; the other waits for packages.sh's lock). The host lane starts by
 # building what the guest lane's canary and vm stages need beyond those
-# (check-prebuild: the canary's BAD kernel, the quick guests' selftests), so
-# their boots wait on no build. CHECK_LANES=1 runs the
+# (check-prebuild: the quick guests' selftests, the full paths' roots, the
+# canary's BAD kernel and its disk's root), so their boots wait on no build.
+# CHECK_LANES=1 runs the
 # lanes one after another (each stage's time alone).
 CHECK_STAGES := harness deps \
 	'pipeline|daemon-unit-file,daemon,daemon-san,daemon-valgrind,daemon-fuzz,bench,bench-san' \

@@ -19,6 +19,11 @@ PHONY += canary-bad-kernel
 canary-bad-kernel: | deps-kernel deps-packages
 	@$(TOP)/tools/vmtest/build-kernel.sh --package -o $(CANARY_BAD_REF) BASE=6.1 FLAVOR=guest EXTRA_PATCHES=$(CANARY_BAD_PATCH)
 
+## build: canary-rootfs  the canary cycle's disk root for each suite of CANARY_SUITES (Debian, GRUB, mmbatchd and the GOOD, BAD and NEW kernels installed with dpkg), made ahead into tools/vmtest/mkrootfs.sh's cache (tests/canary/run.sh --rootfs); prints each
+PHONY += canary-rootfs
+canary-rootfs: guest-packages-6.12 guest-packages-6.1 canary-bad-kernel | deps-vm deps-packages deps-canary
+	@TEST_STAGE=canary ONLY= CANARY_GOOD=$(call guest_build,6.12) CANARY_NEW=$(call guest_build,6.1) CANARY_BAD="$$(cat $(CANARY_BAD_REF))" $(TOP)/tests/canary/run.sh --rootfs
+
 ## test: check-canary  mmbatchctl against real GRUB tools on scratch trees and its daemon commands against the real mmbatchd, then the whole cycle in a VM on a Debian 13 root (CANARY_SUITES=trixie, test vm-trixie; bookworm: Debian 12's, test vm): a kernel built to fail the smoke gate rolls back, a PID 1 crash on it too, a good one becomes the default (ONLY=canary/vm-trixie)
 PHONY += check-canary
 check-canary: guest-packages-6.12 guest-packages-6.1 canary-bad-kernel $(BIN_DIR)/mmbatchd | deps-vm deps-packages deps-canary

@@ -48,16 +48,22 @@ PHONY += check-vm
 check-vm: $(addprefix guest-packages-,$(VM_BASES)) $(addprefix debug-kernel-,$(CHECK_VM_DEBUG_BASES)) $(VM_BINS) | deps-vm
 	@VM_BUILDS="$(VM_BUILDS)" VM_DEBUG_BUILDS="$(foreach b,$(CHECK_VM_DEBUG_BASES),$(call debug_build,$(b)))" VM_FULL_PLAN="$(VM_FULL_PLAN)" VM_KERNEL=$(VM_KERNEL) $(TOP)/tests/vm/run.sh
 
+## build: vm-rootfs  the Debian roots check-vm's full paths boot (VM_FULL_PLAN: mmbatchd and the guest kernel installed with dpkg), made ahead into tools/vmtest/mkrootfs.sh's cache (tests/vm/run.sh --rootfs); prints each
+PHONY += vm-rootfs
+vm-rootfs: $(addprefix guest-packages-,$(VM_BASES)) | deps-vm
+	@TEST_STAGE=vm ONLY= VM_BUILDS="$(VM_BUILDS)" VM_FULL_PLAN="$(VM_FULL_PLAN)" VM_KERNEL=$(VM_KERNEL) $(TOP)/tests/vm/run.sh --rootfs
+
 ## build: guest-selftests-<base>  the kernel's own mm selftests of <base>'s guest build, built statically and staged for the quick guest's initramfs (tools/peer/selftests-build.sh, cached by the tree); prints the staging directory
 GUEST_SELFTESTS := $(addprefix guest-selftests-,$(GUEST_BASES))
 PHONY += $(GUEST_SELFTESTS)
 $(GUEST_SELFTESTS): guest-selftests-%: guest-kernel-% | deps-vm
 	@$(TOP)/tools/peer/selftests-build.sh $(call guest_build,$*) | tail -n 1
 
-## test: check-prebuild  make check's host lane builds ahead what the guest lane's later stages would otherwise build on its critical path: the canary's BAD kernel and its packages (canary-bad-kernel) and the quick guests' mm selftests (guest-selftests-<base> of VM_BASES); checks each is there
+## test: check-prebuild  make check's host lane builds ahead what the guest lane's later stages would otherwise build on its critical path: the quick guests' mm selftests (guest-selftests-<base> of VM_BASES), the full paths' roots (vm-rootfs), the canary's BAD kernel and its packages (canary-bad-kernel) and its disk's root (canary-rootfs); checks each is there
 PHONY += check-prebuild
-check-prebuild: canary-bad-kernel $(addprefix guest-selftests-,$(VM_BASES)) | deps-vm
-	@CANARY_BAD="$$(cat $(CANARY_BAD_REF))" VM_BUILDS="$(VM_BUILDS)" $(TOP)/tests/prebuild/run.sh
+check-prebuild: $(addprefix guest-selftests-,$(VM_BASES)) vm-rootfs canary-bad-kernel canary-rootfs | deps-vm
+	@CANARY_BAD="$$(cat $(CANARY_BAD_REF))" CANARY_GOOD=$(call guest_build,6.12) CANARY_NEW=$(call guest_build,6.1) \
+		VM_BUILDS="$(VM_BUILDS)" VM_FULL_PLAN="$(VM_FULL_PLAN)" VM_KERNEL=$(VM_KERNEL) $(TOP)/tests/prebuild/run.sh
 
 ## test: check-vm-all  check-vm on the whole matrix (two more full-path boots, about 200 s each): the full path of every base on Debian 12 and 13 (VM_FULL_SUITES), the debug builds of VM_DEBUG_BASES (6.12 6.1)
 PHONY += check-vm-all

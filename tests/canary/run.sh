@@ -23,6 +23,9 @@
 #                     trixie" runs both.
 # e.g. ONLY=canary/vm-trixie. Ends with run_summary's lines (tests/lib/assert.sh):
 # the tests' checks, then "canary: N passed, N failed, N not selected".
+# `run.sh --rootfs`: only the disks' roots of the selected vm tests
+# (vm_run.sh --rootfs), each printed as "TEST: DIR"; runs no test (make
+# check's prebuild stage).
 # Reads: TOP, OUT, MMBATCHD (default $OUT/bin/mmbatchd), ONLY, TEST_STAGE,
 # CANARY_SUITES, and what vm_run.sh reads.
 set -eu
@@ -42,6 +45,19 @@ for suite in $suites; do
 		echo "ERROR: check-canary: CANARY_SUITES: '$suite' is not a Debian suite name" >&2; exit 2 ;;
 	esac
 done
+case $#:${1:-} in
+0:) ;;
+1:--rootfs)
+	for suite in $suites; do
+		t=vm
+		[ "$suite" = bookworm ] || t=vm-$suite
+		selected "$t" || continue
+		dir=$(MKCHROOT_SUITE=$suite bash "$TOP/tests/canary/vm_run.sh" --rootfs) || exit 1
+		echo "$t: $dir"
+	done
+	exit 0 ;;
+*) echo "usage: run.sh [--rootfs]" >&2; exit 2 ;;
+esac
 run_test ctl_test bash "$TOP/tests/canary/ctl_test.sh"
 run_test subcommands_test bash "$TOP/tests/canary/subcommands_test.sh"
 for suite in $suites; do

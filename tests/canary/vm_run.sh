@@ -39,6 +39,9 @@
 # IMAGE_DEB of each, MMBATCHD_DEB of GOOD's (the mmbatchd package carries
 # mmbatchctl, the units and the smoke script), GOOD's IMAGE to probe KVM. A
 # missing key fails the test, naming the file and the key.
+# `vm_run.sh --rootfs` makes the disk's root alone (tools/vmtest/mkrootfs.sh
+# caches it by its inputs), prints its directory and boots nothing: make
+# check's prebuild stage makes it ahead, off the guests' lane.
 # Reads: CANARY_GOOD, CANARY_BAD, CANARY_NEW (identity files), OUT,
 # MKCHROOT_SUITE (the root's Debian suite, default bookworm; logs in
 # $OUT/vm/canary-<suite> for another), CANARY_BOOT_TIMEOUT (seconds per
@@ -62,6 +65,18 @@ note() { echo "canary-vm: $*" >&2; }
 # shellcheck source=tests/lib/canary_kernels.sh
 . "$top/tests/lib/canary_kernels.sh"
 canary_kernels canary-vm CANARY_GOOD CANARY_BAD CANARY_NEW
+# make_rootfs: the disk's root, GRUB and the three kernels, in $logs/rootfs
+# (a link into mkrootfs's cache; the boots run on a copy).
+make_rootfs() { "$top/tools/vmtest/mkrootfs.sh" -o "$logs/rootfs" --grub "$ddeb" "$good_deb" "$bad_deb" "$new_deb"; }
+case $#:${1:-} in
+0:) ;;
+1:--rootfs)
+	# stdout is the directory alone (mkfs.ext4 prints to it)
+	make_rootfs >&2 || { note "ERROR: the disk's root (Debian $suite) could not be made (tools/vmtest/mkrootfs.sh)"; exit 1; }
+	echo "$logs/rootfs"
+	exit 0 ;;
+*) echo "usage: vm_run.sh [--rootfs]" >&2; exit 2 ;;
+esac
 
 TEST_NAME=vm
 [ "$suite" = bookworm ] || TEST_NAME+=-$suite
@@ -74,7 +89,7 @@ rm -f "$logs"/[0-9]-*.out "$logs"/[0-9]-*.console "$logs"/[0-9]-*.dmesg
 note "kernels: GOOD $good, BAD $bad, NEW $new; root: Debian $suite"
 
 t=$SECONDS
-step rootfs "$top/tools/vmtest/mkrootfs.sh" -o "$logs/rootfs" --grub "$ddeb" "$good_deb" "$bad_deb" "$new_deb"
+step rootfs make_rootfs
 rootdir=$logs/rootfs
 expect_file "mkrootfs --grub made a disk" "$rootdir/disk.img"
 [ -f "$rootdir/disk.img" ] || exit 1

@@ -18,7 +18,10 @@
 #  identity  the build identity file (tools/kbuild/identity.sh) of a config in
 #            a scratch build dir: what it says, an image recorded for it kept
 #            by an unchanged config and dropped by a new one (NR_CPUS), bid_get
-#            of a missing key or file fails naming them;
+#            of a missing key or file fails naming them; KB_SEED_FROM: a new
+#            dir starts as a copy of a built one (times kept, its own config
+#            and identity), and one line with nothing written for a seed
+#            that is no build dir, not built, or of another tree;
 #  debug     the debug variant (DEBUG=1, configs/kernel/debug): DEBUG=2 fails
 #            with one line and writes nothing; its names (build dir -debug,
 #            release +debug); the config stage of cloud and generic +debug of
@@ -35,7 +38,15 @@
 #            release suffix in the build dir's localversion-mmbatch, not
 #            in CONFIG_LOCALVERSION (autoconf.h: ccache direct mode); on a
 #            build dir's first build, the objects total from kbuild's dry
-#            run (within 10% of the objects then compiled).
+#            run (within 10% of the objects then compiled: 6.1, built with
+#            KB_BUILD_CACHE=store, compiles on every fresh OUT); 6.12 restored
+#            from the machine's build cache when it holds it: nothing
+#            compiled, the image the entry was kept with;
+#  cache     the 6.12 guest build from the machine's build cache
+#            (tools/kbuild/cache.sh) into another build dir and under
+#            another OUT (another tree's path): nothing compiled, the same
+#            image, no path of the first build left in its text files;
+#            KB_BUILD_CACHE=yes fails with one line.
 # Reads: TOP, OUT, MAKE, ONLY (tests/lib/assert.sh's selector),
 #        PIPELINE_DEBUG_BASES.
 set -eu
@@ -57,7 +68,7 @@ unset_pipeline_knobs KB_IDENTITY_OUT
 . "$kb/lib.sh"
 scratch
 # The identity test's kconfig work dir (config.sh keeps it by build dir name).
-remove_kconfig_dir() { rm -rf "$OUT/build/.kconfig/pipeline-identity" "$OUT/build/.kconfig/pipeline-debug-"*; }
+remove_kconfig_dir() { rm -rf "$OUT/build/.kconfig/pipeline-identity" "$OUT/build/.kconfig/pipeline-seeded" "$OUT/build/.kconfig/pipeline-debug-"* "$OUT/build/.kconfig/pipeline-cache-"*; }
 # shellcheck disable=SC2034 # run by tests/lib/assert.sh's EXIT trap
 cleanup_hook=remove_kconfig_dir
 
@@ -308,6 +319,39 @@ if selected identity; then
 	expect_eq "KB_IDENTITY_OUT after an up-to-date config" "$id" "$(cat "$T/id.path" 2>&1)"
 	expect_eq "identity IMAGE kept by an unchanged config" "$dir/arch/x86/boot/bzImage" "$(bid_get "$id" IMAGE 2>&1)"
 	expect_eq "identity IMAGE_HASH kept by an unchanged config" "$ihash" "$(bid_get "$id" IMAGE_HASH 2>&1)"
+
+	echo "== identity: KB_SEED_FROM, a new build dir as a copy of a built one of the same tree"
+	seeded=$T/pipeline-seeded
+	seedconfig() { env BASE=6.12 FLAVOR=guest KB_BUILD_DIR="$seeded" KB_SEED_FROM="$1" "${@:2}" "$kb/config.sh" >"$T/seed.out" 2>&1; }
+	touch -d '2020-01-02 03:04:05' "$dir/arch/x86/boot/bzImage"
+	rc=0; seedconfig "$dir" NR_CPUS=4 || rc=$?
+	expect_ok "config.sh KB_SEED_FROM=<the built dir> NR_CPUS=4 into a new dir" "$rc" "@$T/seed.out"
+	expect_contains "seeded: says so" "starts as a copy of $dir (KB_SEED_FROM" "@$T/seed.out"
+	expect_eq "seeded: the seed's files, their times kept" "$ihash 2020-01-02 03:04:05" \
+		"$(sha <"$seeded/arch/x86/boot/bzImage" 2>&1) $(date -d "@$(stat -c %Y "$seeded/arch/x86/boot/bzImage" 2>/dev/null || echo 0)" '+%F %T')"
+	expect_line "seeded: its own .config" "CONFIG_NR_CPUS=4" "@$seeded/.config"
+	expect_eq "seeded: its own identity" "$seeded ${release}-nr4" "$(bid_get "$seeded/mmbatch-build.env" BUILD_DIR 2>&1) $(bid_get "$seeded/mmbatch-build.env" KERNELRELEASE 2>&1)"
+	expect_no_match "seeded: no image of the seed's in its identity (built by build.sh)" '^IMAGE' "@$seeded/mmbatch-build.env"
+	expect_absent "seeded: no temporary copy left" "$seeded.seed"
+	expect_exists "seeded: marked, not for the build cache" "$seeded/.mmbatch-seeded"
+	rm -rf "$seeded"
+	rc=0; seedconfig "$T/nonexistent" || rc=$?
+	expect_status "KB_SEED_FROM of no build dir" 1 "$rc"
+	expect_eq "KB_SEED_FROM of no build dir: its one line" "ERROR: config: KB_SEED_FROM=$T/nonexistent: not a build dir (no mmbatch-build.env and .config there)" "$(cat "$T/seed.out")"
+	expect_absent "KB_SEED_FROM of no build dir: nothing written" "$seeded"
+	cp -a "$dir" "$T/other-tree"
+	(bid_update "$T/other-tree/mmbatch-build.env" TREE=/no/such/tree) || fail "bid_update TREE=/no/such/tree failed"
+	rc=0; seedconfig "$T/other-tree" || rc=$?
+	expect_status "KB_SEED_FROM of another tree's build" 1 "$rc"
+	expect_eq "KB_SEED_FROM of another tree's build: its one line" "ERROR: config: KB_SEED_FROM=$T/other-tree: built from another tree (/no/such/tree), not from $OUT/tree/6.12-mmbatch" "$(cat "$T/seed.out")"
+	expect_absent "KB_SEED_FROM of another tree's build: nothing written" "$seeded"
+	cp -a "$dir/mmbatch-build.env" "$T/other-tree/"
+	(bid_update "$T/other-tree/mmbatch-build.env" TREE_HASH=0000) || fail "bid_update TREE_HASH=0000 failed"
+	rc=0; seedconfig "$T/other-tree" || rc=$?
+	expect_status "KB_SEED_FROM of this tree before its last change" 1 "$rc"
+	expect_eq "KB_SEED_FROM of this tree before its last change: its one line" "ERROR: config: KB_SEED_FROM=$T/other-tree: built from $OUT/tree/6.12-mmbatch before its last change (TREE_HASH differs): build it again first" "$(cat "$T/seed.out")"
+	expect_absent "KB_SEED_FROM of this tree before its last change: nothing written" "$seeded"
+	rm -rf "$T/other-tree"
 	rc=0; idconfig NR_CPUS=4 || rc=$?
 	expect_ok "config.sh NR_CPUS=4 into the same dir" "$rc" "@$T/id.out"
 	hash2=$(sha <"$dir/.config")
@@ -318,6 +362,10 @@ if selected identity; then
 	expect_no_match "identity after a new config: no image of the old one" '^IMAGE(_HASH)?=' "@$id"
 	rc=0; out=$(bid_get "$id" IMAGE 2>&1) || rc=$?
 	expect_fails "bid_get IMAGE after a new config: names file and key" "^ERROR: build identity $(re_quote "$id"): IMAGE is not set" "$rc" "$out"
+	rc=0; seedconfig "$dir" || rc=$?
+	expect_status "KB_SEED_FROM of a build dir not built" 1 "$rc"
+	expect_eq "KB_SEED_FROM of a build dir not built: its one line" "ERROR: config: KB_SEED_FROM=$dir: not built (its mmbatch-build.env names no IMAGE)" "$(cat "$T/seed.out")"
+	expect_absent "KB_SEED_FROM of a build dir not built: nothing written" "$seeded"
 	rc=0; out=$(bid_get "$T/nonexistent/mmbatch-build.env" KERNELRELEASE 2>&1) || rc=$?
 	expect_fails "bid_get of a missing file: names it" "^ERROR: build identity $(re_quote "$T/nonexistent/mmbatch-build.env"): no such file" "$rc" "$out"
 	rc=0; out=$(bid_get "$dir/.config" KERNELRELEASE 2>&1) || rc=$?
@@ -394,9 +442,15 @@ if selected debug; then
 fi
 
 if selected kernel; then
-	# 6.12 first, then 6.1 (ccache makes the second run of each quick).
+	# 6.12 first, then 6.1 (ccache makes the second run of each quick). 6.1
+	# compiles in every fresh OUT (KB_BUILD_CACHE=store: kept in the
+	# machine's build cache, never restored from it), so the first build's
+	# checks run there; 6.12 starts from the build cache when it holds the
+	# build (tools/kbuild/cache.sh), checked then as a restore.
 	for base in 6.12 6.1; do
-		echo "== make kernel BASE=$base FLAVOR=guest"
+		cache_mode=${KB_BUILD_CACHE:-1}
+		[ "$base" != 6.1 ] || [ "$cache_mode" = 0 ] || cache_mode=store
+		echo "== make kernel BASE=$base FLAVOR=guest KB_BUILD_CACHE=$cache_mode"
 		# The build of these knobs, and its identity file, by path.
 		bdir=$OUT/build/$base-guest
 		id=$bdir/mmbatch-build.env
@@ -407,10 +461,21 @@ if selected kernel; then
 		first=1
 		[ ! -s "$bdir/.mmbatch-objcount" ] || first=0
 		set +e
-		$make_cmd --no-print-directory -C "$TOP" kernel BASE=$base FLAVOR=guest 2>&1 | tee "$T/k-$base.out" | grep --line-buffered -E '^(build|config|series): '
+		env KB_BUILD_CACHE=$cache_mode $make_cmd --no-print-directory -C "$TOP" kernel BASE=$base FLAVOR=guest 2>&1 | tee "$T/k-$base.out" | grep --line-buffered -E '^(build|config|series): '
 		rc=${PIPESTATUS[0]}
 		set -e
 		expect_status "make kernel BASE=$base FLAVOR=guest" 0 "$rc"
+		entry=$(sed -n 's/^build: restored from the build cache: \([^ ]*\) .*/\1/p' "$T/k-$base.out")
+		if [ "$cache_mode" != 1 ]; then
+			expect_eq "KB_BUILD_CACHE=$cache_mode: not restored" "" "$entry"
+		elif [ -n "$entry" ]; then
+			expect_match "restored: nothing compiled" '^build: .* done in [0-9]+ s \(0 objects compiled.*, restored from the build cache\)$' "@$T/k-$base.out"
+			expect_eq "restored: the image the cache entry was kept with" "$(sed -n 's/^IMAGE_HASH=//p' "$entry/meta" 2>&1)" "$(bid_get "$id" IMAGE_HASH 2>&1)"
+		elif [ $first = 0 ]; then
+			skip "a restore from the build cache" "$bdir was built before: only a dir's first build starts from the cache"
+		else
+			skip "a restore from the build cache" "it held no 6.12 guest build of this tree and config (this run compiled it and keeps it)"
+		fi
 		if [ $first = 1 ] && grep -q '^build: .* phase compile' "$T/k-$base.out"; then
 			# The first build of the dir: the total from kbuild's dry run,
 			# within 10% of what the build then compiled.
@@ -423,7 +488,7 @@ if selected kernel; then
 			expect_eq "first build: the total within 10% of the $done_n objects compiled" yes \
 				"$(awk -v p="${planned:-0}" -v d="${done_n:-0}" 'BEGIN { print (d > 0 && p >= d * 0.9 && p <= d * 1.1) ? "yes" : "no: " p " planned" }')"
 		else
-			skip "first build's objects total" "$bdir was built before (its .mmbatch-objcount is there) or nothing compiled: the dry-run total shows on a dir's first build only"
+			skip "first build's objects total" "$bdir was built before (its .mmbatch-objcount is there), restored from the build cache or nothing compiled: the dry-run total shows on a dir's first build only"
 		fi
 		expect_eq "make kernel: last line" "$bdir/arch/x86/boot/bzImage" "$(tail -n1 "$T/k-$base.out")"
 		image=$(bid_get "$id" IMAGE 2>&1 || true)
@@ -448,4 +513,52 @@ if selected kernel; then
 	done
 fi
 
+if selected cache; then
+	# The machine's build cache (tools/kbuild/cache.sh) with the kernel
+	# test's 6.12 guest build in it: the same build restored into another
+	# build dir, then under another OUT (another tree's path, as a clean
+	# clone has), each compiling nothing, giving the image the entry was
+	# kept with, and naming no path of the entry's build.
+	id=$OUT/build/6.12-guest/mmbatch-build.env
+	cdir=$(bash -c '. "$1/tools/kbuild/lib.sh"; . "$1/tools/kbuild/cache.sh"; kb_cache_dir' _ "$TOP")
+	entry=''
+	if hash0=$(bid_get "$id" IMAGE_HASH 2>/dev/null); then
+		entry=$(grep -lx "IMAGE_HASH=$hash0" "$cdir"/*/meta 2>/dev/null | head -n 1 || true)
+		entry=${entry%/meta}
+	fi
+	if [ "${KB_BUILD_CACHE:-1}" != 1 ]; then
+		skip "build cache" "KB_BUILD_CACHE=${KB_BUILD_CACHE} in the environment: no restore"
+	elif [ -z "$entry" ]; then
+		skip "build cache" "no entry of $OUT's 6.12 guest build in $cdir (the kernel test keeps it when it builds; ONLY=pipeline/kernel)"
+	else
+		old_tree=$(sed -n 's/^TREE=//p' "$entry/meta") old_build=$(sed -n 's/^BUILD_DIR=//p' "$entry/meta")
+		# restore NAME OUT BUILD_DIR: source, series, config and build of
+		# the 6.12 guest into BUILD_DIR under OUT; the output in $T/NAME.out.
+		restore() {
+			local rc=0 p
+			env OUT="$2" KB_BUILD_DIR="$3" BASE=6.12 FLAVOR=guest PROGRESS_SECONDS=100000 \
+				bash -c 'for s in source series config build; do "$0/$s.sh" >/dev/null || exit; done' "$kb" >"$T/$1.out" 2>&1 || rc=$?
+			expect_ok "$1: source, series, config, build" "$rc" "@$T/$1.out"
+			expect_line "$1: restored from the entry" "build: restored from the build cache: $entry (the same tree, .config, release and toolchain; built in $old_build)" "@$T/$1.out"
+			expect_match "$1: nothing compiled" '^build: .* done in [0-9]+ s \(0 objects compiled.*, restored from the build cache\)$' "@$T/$1.out"
+			expect_eq "$1: the image the entry was kept with" "$hash0" "$(bid_get "$3/mmbatch-build.env" IMAGE_HASH 2>&1)"
+			for p in "$old_build" "$old_tree"; do
+				case $3 in "$p"*) continue ;; esac
+				[ "$p" != "$(bid_get "$3/mmbatch-build.env" TREE 2>/dev/null)" ] || continue
+				expect_eq "$1: no text file names the entry's $p" "" \
+					"$(LC_ALL=C grep -rlE --binary-files=without-match "$(re_quote "$p")([^-a-z0-9]|$)" "$3" 2>/dev/null | head -n 3)"
+			done
+		}
+		echo "== cache: the 6.12 guest into another build dir (KB_BUILD_DIR), the same tree"
+		restore cache-dir "$OUT" "$T/cache-dir/pipeline-cache-6.12-guest"
+		echo "== cache: the 6.12 guest under another OUT (its own tree, from the same pristine source)"
+		mkdir -p "$T/cache-out/src/6.12"
+		ln -s "$(dirname "$(pristine 6.12)")" "$T/cache-out/src/6.12/pristine"
+		restore cache-out "$T/cache-out" "$T/cache-out/build/6.12-guest"
+		rm -rf "$T/cache-out" "$T/cache-dir"
+	fi
+	rc=0; env KB_BUILD_CACHE=yes BASE=6.12 FLAVOR=guest "$kb/build.sh" >"$T/cache-bad.out" 2>&1 || rc=$?
+	expect_status "KB_BUILD_CACHE=yes" 1 "$rc"
+	expect_eq "KB_BUILD_CACHE=yes: its one line" "ERROR: KB_BUILD_CACHE='yes': expected 1 (restore and store), store or 0" "$(cat "$T/cache-bad.out")"
+fi
 test_summary

@@ -9,8 +9,14 @@
 #  selftests  each quick guest's mm selftests (guest-selftests-<base>, one
 #             per build of VM_BUILDS): the staging directory of
 #             tools/peer/selftests-build.sh is complete (.done) and holds
-#             built tests.
-# Reads: TOP, OUT, CANARY_BAD, VM_BUILDS, ONLY (tests/lib/assert.sh).
+#             built tests;
+#  rootfs     the roots the guests' lane boots, asked for again the way
+#             check-vm (tests/vm/run.sh --rootfs: VM_FULL_PLAN's full paths)
+#             and check-canary (tests/canary/run.sh --rootfs: CANARY_SUITES)
+#             ask: each found in tools/vmtest/mkrootfs.sh's cache, nothing
+#             built again, its image there.
+# Reads: TOP, OUT, CANARY_BAD, CANARY_GOOD, CANARY_NEW, VM_BUILDS,
+# VM_FULL_PLAN, VM_KERNEL, CANARY_SUITES, ONLY (tests/lib/assert.sh).
 set -eu
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 OUT=${OUT:-$TOP/out}
@@ -42,5 +48,27 @@ if selected selftests; then
 		expect_eq "selftests of $build: built tests listed" yes "$([ -s "$stage/built.txt" ] && echo yes || echo no)"
 	done
 	[ -n "${VM_BUILDS:-}" ] || fail "VM_BUILDS is empty: no quick guest's selftests to check"
+fi
+if selected rootfs; then
+	# roots WHAT IMAGE CMD...: CMD prints "TEST: DIR" per root; each DIR
+	# must hold IMAGE, made before (mkrootfs says "built" only when it
+	# builds one).
+	roots() {
+		local what=$1 image=$2 line n=0
+		shift 2
+		capture r env ONLY= "$@"
+		expect_ok "$what: the roots, asked for again" "$r" "$r_out"
+		expect_no_match "$what: each made before, nothing built again" '^mkrootfs: built ' "$r_out"
+		while read -r line; do
+			case $line in *": /"*) ;; *) continue ;; esac
+			n=$((n + 1))
+			expect_file "$what: ${line%%:*}: its image in mkrootfs's cache" "$(readlink -f "${line#*: }")/$image"
+		done <<< "$r_out"
+		expect_eq "$what: roots listed" yes "$([ "$n" -gt 0 ] && echo yes || echo "no: none in '$r_out'")"
+	}
+	roots "check-vm's full paths (VM_FULL_PLAN='${VM_FULL_PLAN:-}')" rootfs.img \
+		env TEST_STAGE=vm "$TOP/tests/vm/run.sh" --rootfs
+	roots "check-canary's disks (CANARY_SUITES='${CANARY_SUITES-trixie}')" disk.img \
+		env TEST_STAGE=canary "$TOP/tests/canary/run.sh" --rootfs
 fi
 test_summary

@@ -20,7 +20,12 @@
 #                         sandboxes (tests/vm/full_test.sh);
 #   guest.sh --resolve quick|full|debug FILE
 #                         the resolution step alone: prints the KEY=VALUE
-#                         lines the path would use, boots nothing.
+#                         lines the path would use, boots nothing;
+#   guest.sh --rootfs full FILE
+#                         the full path's root alone (tools/vmtest/mkrootfs.sh,
+#                         which caches it by its inputs): made, or found made,
+#                         and its directory printed; boots nothing (make
+#                         check's prebuild stage makes it ahead).
 # Every input is read from FILE with bid_get: BASE, IMAGE, KERNELRELEASE,
 # VARIANT, and for the full path IMAGE_DEB and MMBATCHD_DEB. A key the path
 # needs and FILE lacks is a failure, one line naming FILE and the key: no
@@ -46,16 +51,20 @@
 # MMBATCHD (default $OUT/bin/mmbatchd), VMTEST_* (tools/vmtest/vmtest).
 set -eu -o pipefail
 
-usage() { echo "usage: guest.sh [--resolve] quick|full|debug IDENTITY-FILE" >&2; exit 2; }
+usage() { echo "usage: guest.sh [--resolve|--rootfs] quick|full|debug IDENTITY-FILE" >&2; exit 2; }
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 out=${OUT:-$top/out}
 vmtools=$top/tools/vmtest
-resolve_only=0
-[ "${1:-}" != --resolve ] || { resolve_only=1; shift; }
+resolve_only=0 rootfs_only=0
+case ${1:-} in
+--resolve) resolve_only=1; shift ;;
+--rootfs) rootfs_only=1; shift ;;
+esac
 [ $# -eq 2 ] || usage
 mode=$1 build=$2
 case $mode in quick|full|debug) ;; *) usage ;; esac
+[ $rootfs_only = 0 ] || [ "$mode" = full ] || { echo "ERROR: guest.sh --rootfs: only the full path boots a root of its own, not $mode" >&2; exit 2; }
 # shellcheck source=tools/kbuild/identity.sh
 . "$top/tools/kbuild/identity.sh"
 die() { echo "ERROR: $*" >&2; exit 1; }
@@ -106,13 +115,24 @@ fi
 suite=${MKCHROOT_SUITE:-bookworm}
 tag=$mode-$base
 [ "$mode" != full ] || [ "$suite" = bookworm ] || tag+=-$suite
+logs=$out/vm/check
+mkdir -p "$logs"
+# make_rootfs: the full path's root in $logs/$tag.rootfs (a link into
+# mkrootfs's cache). The daemon package first: its /etc/kernel/postinst.d
+# hook must see the kernel install to mark the first-boot smoke run, as on
+# a fleet host that already runs mmbatchd when a new kernel arrives.
+make_rootfs() { "$vmtools/mkrootfs.sh" -o "$logs/$tag.rootfs" "$ddeb" "$kdeb"; }
+if [ $rootfs_only = 1 ]; then
+	# stdout is the directory alone (mkfs.ext4 prints to it)
+	make_rootfs >&2 || die "guest.sh --rootfs: the root of $tag ($suite; dpkg -i ${ddeb##*/} ${kdeb##*/}) could not be made (tools/vmtest/mkrootfs.sh)"
+	echo "$logs/$tag.rootfs"
+	exit 0
+fi
 TEST_NAME=$tag
 # shellcheck source=tests/lib/assert.sh
 . "$top/tests/lib/assert.sh"
 # shellcheck source=tests/vm/host.sh
 . "$here/host.sh"
-logs=$out/vm/check
-mkdir -p "$logs"
 echo "$TEST_NAME: $krel ($([ "$kid" = "$build" ] && echo "build $build" || echo "Debian's stock kernel, VM_KERNEL=stock, $kid"))"
 
 rc=0 t_boot=$SECONDS
@@ -163,10 +183,7 @@ if [ "$mode" != full ]; then
 		-- "$guest_env" sh quick_test.sh "$krel" "$drain" > "$logs/$tag.out" || rc=$?
 else
 	rootfs=$logs/$tag.rootfs
-	# The daemon package first: its /etc/kernel/postinst.d hook must see the
-	# kernel install to mark the first-boot smoke run, as on a fleet host
-	# that already runs mmbatchd when a new kernel arrives.
-	step rootfs "$vmtools/mkrootfs.sh" -o "$rootfs" "$ddeb" "$kdeb" ||
+	step rootfs make_rootfs ||
 		{ fail "rootfs ($suite; dpkg -i ${ddeb##*/} ${kdeb##*/}) failed (tools/vmtest/mkrootfs.sh)"; exit 1; }
 	expect_eq "kernel release the rootfs exports" "$krel" "$(cat "$rootfs/kernelrelease")"
 	echo "$TEST_NAME: booting ($suite, systemd)"

@@ -44,19 +44,23 @@
 # not selected" over tests and the sum of their checks. Logs: $OUT/vm/check/.
 #   run.sh             run the selected tests
 #   run.sh --resolve   only the resolution step: print what each path would boot
+#   run.sh --rootfs    only the roots of the selected full paths (guest.sh
+#                      --rootfs, into mkrootfs's cache), each printed as
+#                      "TEST: DIR"; boots nothing (make check's prebuild)
 # Reads: VM_BUILDS, BUILD, VM_DEBUG_BUILDS, VM_FULL_SUITES, VM_FULL_PLAN, ONLY, TEST_STAGE, OUT, and what
 # guest.sh reads.
 set -eu -o pipefail
 
-usage() { echo "usage: VM_BUILDS='FILE...' run.sh [--resolve]" >&2; exit 2; }
+usage() { echo "usage: VM_BUILDS='FILE...' run.sh [--resolve|--rootfs]" >&2; exit 2; }
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 out=${OUT:-$top/out}
 export OUT=$out TEST_STAGE=${TEST_STAGE:-vm}
-resolve_only=0
-case $# in
-0) ;;
-1) [ "$1" = --resolve ] || usage; resolve_only=1 ;;
+resolve_only=0 rootfs_only=0
+case $#:${1:-} in
+0:) ;;
+1:--resolve) resolve_only=1 ;;
+1:--rootfs) rootfs_only=1 ;;
 *) usage ;;
 esac
 TEST_NAME=vm
@@ -124,6 +128,14 @@ for t in "${tests[@]}"; do
 	fi
 done
 [ $resolve_only = 0 ] || exit 0
+if [ $rootfs_only = 1 ]; then
+	for t in "${tests[@]}"; do
+		[ "${t%%-*}" = full ] && selected "$t" || continue
+		dir=$(MKCHROOT_SUITE=${suite_of[$t]} "$here/guest.sh" --rootfs full "${build_of[$t]}") || exit 1
+		echo "$t: $dir"
+	done
+	exit 0
+fi
 
 logs=$out/vm/check
 mkdir -p "$logs"

@@ -13,6 +13,9 @@
 # ETA (total: this dir's last full build; on its first build, prepare runs
 # alone and kbuild's own dry run, `make -n`, counts the compiles it plans);
 # the full kbuild output goes to build.log, whose tail is shown on failure.
+# A guest build dir built for the first time starts from the machine's build
+# cache when it holds the same build (tools/kbuild/cache.sh: KB_BUILD_CACHE,
+# default 1; store; 0), and a finished guest build is kept there.
 # Reads: BASE, SRC, FLAVOR, NR_CPUS, LOCALVERSION, PATCHES, EXTRA_PATCHES,
 #        JOBS (default nproc, or the distcc slots), CCACHE (default 1; 0 = plain
 #        gcc), CCACHE_DIR, DISTCC_HOSTS (distcc's host list, e.g.
@@ -21,11 +24,14 @@
 #        file's path is written to FILE (for scripts; stdout stays as it is).
 set -eu -o pipefail
 . "$(dirname "$0")/lib.sh"
+# shellcheck source=tools/kbuild/cache.sh
+. "$(dirname "$0")/cache.sh"
 
 usage() { echo "usage: [BASE=..] [FLAVOR=..] [NR_CPUS=N] [JOBS=N] [CCACHE=0] build.sh" >&2; exit 2; }
 [ $# -eq 0 ] || usage
 
 kb_init
+kb_cache_check
 [ -f "$KB_BUILD/.config" ] || kb_die "build: no $KB_BUILD/.config: run 'make config' first"
 [ -f "$KB_TREE/.mmbatch-tree" ] && [ "$(cat "$KB_TREE/.mmbatch-tree")" = "$KB_TREE_HASH" ] ||
 	kb_die "build: tree $KB_TREE missing or stale: run 'make series' first"
@@ -60,6 +66,13 @@ kb_lock "$KB_TREE.lock" -s
 kb_lock "$KB_BUILD.lock"
 log=$KB_BUILD/build.log
 countf=$KB_BUILD/.mmbatch-objcount
+cache_key='' restored=''
+if kb_cache_eligible; then
+	cache_key=$(kb_cache_key "$cc")
+	if kb_cache_fresh_dir && kb_cache_restore "$cache_key"; then
+		restored=", restored from the build cache"
+	fi
+fi
 total=$(cat "$countf" 2>/dev/null || true)
 ccache_stats() {
 	[ "${CCACHE:-1}" = 1 ] || return 0
@@ -180,6 +193,10 @@ if [ -n "$stats0" ] && [ -n "$stats1" ]; then
 	read -r h0 m0 <<<"$stats0"; read -r h1 m1 <<<"$stats1"
 	cstat=", ccache $((h1 - h0)) hits / $((m1 - m0)) misses"
 fi
-echo "build: $release done in $((SECONDS - t0)) s ($n objects compiled$cstat)" >&2
+echo "build: $release done in $((SECONDS - t0)) s ($n objects compiled$cstat$restored)" >&2
+if [ -n "$cache_key" ] && [ -z "$restored" ]; then
+	kb_cache_store "$cache_key" "$(bid_get "$KB_BUILD/mmbatch-build.env" IMAGE_HASH)" ||
+		kb_note "build: keeping $KB_BUILD in the build cache ($(kb_cache_dir)) failed; the build stands"
+fi
 [ -z "${KB_IDENTITY_OUT:-}" ] || echo "$KB_BUILD/mmbatch-build.env" >"$KB_IDENTITY_OUT"
 echo "$image"

@@ -25,9 +25,12 @@
 # previous .config stays as it was.
 # Reads: BASE, SRC, FLAVOR, DEBUG, NR_CPUS, LOCALVERSION, PATCHES, EXTRA_PATCHES,
 #        FRAGMENTS, SIGN_KEY, OUT, TOP; KB_IDENTITY_OUT=FILE: the build identity
-#        file's path is written to FILE (for scripts; stdout stays as it is).
+#        file's path is written to FILE (for scripts; stdout stays as it is);
+#        KB_SEED_FROM=DIR: a new build dir starts as a copy of DIR (below).
 set -eu
 . "$(dirname "$0")/lib.sh"
+# shellcheck source=tools/kbuild/cache.sh
+. "$(dirname "$0")/cache.sh"
 
 usage() { echo "usage: [BASE=..] [FLAVOR=cloud|generic|guest] [DEBUG=1] [NR_CPUS=N] [FRAGMENTS='a.config ..'] config.sh" >&2; exit 2; }
 [ $# -eq 0 ] || usage
@@ -38,6 +41,36 @@ kb_init
 
 kb_lock "$KB_TREE.lock" -s
 kb_lock "$KB_BUILD.lock"
+
+# KB_SEED_FROM=DIR: a build dir made here for the first time starts as a
+# copy of DIR, a finished build of the same tree (timestamps kept; its
+# identity, counters and logs left out; its own path rewritten, as kbuild
+# records it: cache.sh kb_rewrite_paths), so kbuild compiles only what this
+# config and release change (fixdep's per-option dependencies, utsrelease.h)
+# instead of every object again through ccache: check-repo's next series,
+# a release change (34 objects compiled on 2026-12-05). Not the signed
+# build of check-sign: MODULE_SIG reaches include/linux/module.h, so a
+# seeded copy compiled 1195 of 1597 objects all the same. Checked before
+# anything is written, and again under the seed's lock.
+# seed_check DIR: fails the stage when DIR is not a finished build of
+# this tree as it is now.
+seed_check() {
+	local id=$1/mmbatch-build.env t
+	[ -f "$id" ] && [ -f "$1/.config" ] ||
+		kb_die "config: KB_SEED_FROM=$1: not a build dir (no mmbatch-build.env and .config there)"
+	[ -n "$(bid_get "$id" IMAGE 2>/dev/null)" ] ||
+		kb_die "config: KB_SEED_FROM=$1: not built (its mmbatch-build.env names no IMAGE)"
+	t=$(bid_get "$id" TREE 2>/dev/null || true)
+	[ "$t" = "$KB_TREE" ] ||
+		kb_die "config: KB_SEED_FROM=$1: built from another tree (${t:-none named}), not from $KB_TREE"
+	[ "$(bid_get "$id" TREE_HASH 2>/dev/null || true)" = "$KB_TREE_HASH" ] ||
+		kb_die "config: KB_SEED_FROM=$1: built from $KB_TREE before its last change (TREE_HASH differs): build it again first"
+}
+seed=
+if [ -n "${KB_SEED_FROM:-}" ] && [ ! -f "$KB_BUILD/.config" ]; then
+	seed=${KB_SEED_FROM%/}
+	seed_check "$seed"
+fi
 
 # The repository's fragments of this build, in merge order: common, the
 # flavor's, the flavor's of this base, and with DEBUG=1 the debug variant's.
@@ -210,6 +243,22 @@ done <"$requested"
 
 # 5. Success: install the .config (only when it changed, so kbuild sees no
 # new timestamp for nothing), the report and the env file.
+if [ -n "$seed" ]; then
+	# Copied whole under a temporary name, then renamed: an interrupted
+	# copy leaves no build dir that looks seeded.
+	kb_lock "$seed.lock" -s
+	seed_check "$seed"
+	rm -rf "$KB_BUILD.seed"
+	cp -a "$seed" "$KB_BUILD.seed"
+	rm -f "$KB_BUILD.seed/mmbatch-build.env" "$KB_BUILD.seed/.mmbatch-"* "$KB_BUILD.seed/build.log" "$KB_BUILD.seed/config-report.txt"
+	kb_rewrite_paths "$KB_BUILD.seed" "$KB_TREE" "$(bid_get "$seed/mmbatch-build.env" BUILD_DIR)" "$KB_TREE" "$KB_BUILD" ||
+		kb_die "config: KB_SEED_FROM=$seed: its paths could not be rewritten in $KB_BUILD.seed"
+	# Not for the build cache: seeded, never fresh, it would never be restored.
+	touch "$KB_BUILD.seed/.mmbatch-seeded"
+	rm -rf "$KB_BUILD"
+	mv "$KB_BUILD.seed" "$KB_BUILD"
+	kb_note "config: $KB_BUILD starts as a copy of $seed (KB_SEED_FROM, the same tree)"
+fi
 mkdir -p "$KB_BUILD"
 if ! cmp -s "$work/.config" "$KB_BUILD/.config"; then
 	cp "$work/.config" "$KB_BUILD/.config.new"

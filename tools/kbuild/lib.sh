@@ -15,6 +15,7 @@
 #   KB_SERIES_ENTRIES ("NAME STRIP" lines) KB_FLAVOR KB_DEBUG (0|1) KB_NR_CPUS KB_LOCALVERSION_FULL KB_RELEASE KB_SERIES_HASH KB_TREE_HASH
 #   KB_SIGN_KEY KB_SIGN_FPR KB_SIGN_SUBJECT KB_SIGN_KEYTYPE KB_SHASH (kb_sign_init, SIGN_KEY)
 #   SOURCE_DATE_EPOCH KBUILD_BUILD_TIMESTAMP KBUILD_BUILD_USER KBUILD_BUILD_HOST
+#   KBUILD_BUILD_VERSION
 
 : "${TOP:=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
 : "${OUT:=$TOP/out}"
@@ -278,7 +279,11 @@ kb_repro_env() {
 	KBUILD_BUILD_TIMESTAMP=$(LC_ALL=C date -u -R -d "@$SOURCE_DATE_EPOCH")
 	KBUILD_BUILD_USER=mmbatch
 	KBUILD_BUILD_HOST=mmbatch
-	export SOURCE_DATE_EPOCH KBUILD_BUILD_TIMESTAMP KBUILD_BUILD_USER KBUILD_BUILD_HOST
+	# The "#1" of uname -v, as in a fresh build dir: kbuild otherwise counts
+	# the links of the dir in .version, so a dir linked twice made another
+	# image (and a build cache entry would carry its count).
+	KBUILD_BUILD_VERSION=1
+	export SOURCE_DATE_EPOCH KBUILD_BUILD_TIMESTAMP KBUILD_BUILD_USER KBUILD_BUILD_HOST KBUILD_BUILD_VERSION
 }
 
 # kb_patch_files PATCH STRIP: the tree-relative paths a patch reads or writes.

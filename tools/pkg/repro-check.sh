@@ -7,7 +7,9 @@
 # record, key by key, byte for byte. For a package that differs it prints
 # the differing members (dpkg-deb -c listings and extracted files for a DEB,
 # rpm2cpio payload and header for an RPM). ccache is shared, so the second
-# build is mostly cache hits; the outputs must not depend on the directory
+# build is mostly cache hits; the machine's build cache is not used
+# (KB_BUILD_CACHE=0: the second build would be a copy of the first, not a
+# build of its own); the outputs must not depend on the directory
 # (paths are relative or mapped) nor on the time (SOURCE_DATE_EPOCH,
 # KBUILD_BUILD_*).
 #   repro-check.sh                         build twice, compare
@@ -41,7 +43,7 @@ for side in a b; do
 	build=$dir/$side/build/$base-guest
 	echo "repro: build $side: make packages BASE=$base FLAVOR=guest OUT=$dir/$side KB_BUILD_DIR=$build"
 	# The same depth as out/build/<name>: ccache's relative paths hit.
-	if ! env -u BUILD KB_BUILD_DIR="$build" "${MAKE:-make}" --no-print-directory -C "$TOP" packages \
+	if ! env -u BUILD KB_BUILD_CACHE=0 KB_BUILD_DIR="$build" "${MAKE:-make}" --no-print-directory -C "$TOP" packages \
 		BASE="$base" FLAVOR=guest OUT="$dir/$side" >"$work/build-$side.log" 2>&1; then
 		tail -n 30 "$work/build-$side.log"
 		pkg_die "repro: build $side failed (log tail above)"

@@ -34,7 +34,8 @@
 #           /dev/vda; update-grub), as on a real host; see tests/canary.
 # Reads: OUT (default out/ of this repo), VM_SMOKE_TIMEOUT (smoke timeout_s
 #        in the guest profile, default 300), VMTEST_ROOTFS_KEEP (images kept in
-#        the cache, newest first, default 4), plus what tools/pkg/mkchroot.sh reads.
+#        the cache, newest first, default 6: make check boots four, and
+#        check-vm-all or a second canary suite more), plus what tools/pkg/mkchroot.sh reads.
 set -eu
 
 usage() { echo "usage: mkrootfs.sh -o DIR [--size MIB] [--grub] [--apt PKG]... DEB..." >&2; exit 2; }
@@ -104,13 +105,19 @@ publish() {
 	ln -sfn "$dest" "$result.tmp"
 	mv -Tf "$result.tmp" "$result"
 }
+# One build of an entry at a time: make check's prebuild stage makes the
+# roots ahead while the guests' lane may ask for the same one; the second
+# waits and finds it made (a second build would replace the entry under the
+# first one's boot).
+mkdir -p "$out/vm/rootfs"
+exec {entry_lock}>"$dest.lock"
+flock "$entry_lock"
 if [ -f "$dest/done" ]; then
 	publish
 	exit 0
 fi
 
 t0=$SECONDS
-mkdir -p "$out/vm/rootfs"
 work=$(mktemp -d "$out/vm/rootfs/build.XXXXXX")
 # Never rm -rf a tree with /dev or /proc still mounted in it.
 remove_work() {
@@ -260,7 +267,11 @@ touch "$work/done"
 rm -rf "$dest"
 mv "$work" "$dest"
 # Each image takes up to --size on disk: keep the newest few.
-ls -dt "$out"/vm/rootfs/*/done 2>/dev/null | tail -n +$((${VMTEST_ROOTFS_KEEP:-4} + 1)) |
-	while read -r stale; do rm -rf "$(dirname "$stale")"; done
+# An entry being built or published (its lock held) stays.
+{ ls -dt "$out"/vm/rootfs/*/done 2>/dev/null || true; } | tail -n +$((${VMTEST_ROOTFS_KEEP:-6} + 1)) |
+	while read -r stale; do
+		stale=$(dirname "$stale")
+		(flock -n 9 && rm -rf "$stale") 9>"$stale.lock" || true
+	done
 echo "mkrootfs: built $dest (kernel $kver, initrd $(du -m "$dest/initrd.img" | cut -f1) MiB, $((SECONDS - t0)) s)" >&2
 publish
