@@ -48,7 +48,7 @@ kb_lock "$KB_BUILD.lock"
 # records it: cache.sh kb_rewrite_paths), so kbuild compiles only what this
 # config and release change (fixdep's per-option dependencies, utsrelease.h)
 # instead of every object again through ccache: check-repo's next series,
-# a release change (34 objects compiled on 2026-12-05). Not the signed
+# a release change (9 objects compiled, 34 s, on 2026-12-06). Not the signed
 # build of check-sign: MODULE_SIG reaches include/linux/module.h, so a
 # seeded copy compiled 1195 of 1597 objects all the same. Checked before
 # anything is written, and again under the seed's lock.
