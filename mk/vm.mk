@@ -107,6 +107,11 @@ PHONY += bench-proof
 bench-proof: $(BENCH_NEEDS) | deps-vm
 	@BENCH_BUILDS="$(BENCH_BUILDS)" $(VM_TOOLS)/bench-proof.sh
 
+## bench: bench-ipi-sources  which kernel paths send the TLB IPIs a benchmark counts: IPI_BASES (default 6.1) patched and vanilla, built with configs/kernel/bench/ipi-trace.config, IPI_BENCH (default "numa-hinting --reps 3") under a tlb:tlb_flush stack histogram (out/bench/IPI-SOURCES.md)
+PHONY += bench-ipi-sources
+bench-ipi-sources: $(VM_BINS) $(BIN_DIR)/mmbench | deps-vm
+	@$(VM_TOOLS)/bench-ipi-sources.sh
+
 # What bench-debug boots: the guest build and the debug build of each base.
 BENCH_DEBUG_BUILDS = $(foreach b,$(GUEST_BASES),$(call guest_build,$(b)) $(call debug_build,$(b)))
 

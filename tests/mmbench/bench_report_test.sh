@@ -2,7 +2,8 @@
 # The bench-vm report's scaling tables, charts and per-seed table
 # (tools/vmtest/bench-report.sh, bench-scaling.sh, bench-seeds.sh) and the
 # splitting of one boot's output into its documents (bench-lib.sh
-# bench_split_output), on fixture documents: no VM. The templates in
+# bench_split_output) and the merging of several boots' documents
+# (bench_merge_boots, BENCH_BOOTS), on fixture documents: no VM. The templates in
 # fixtures/bench-report/ are real `mmbench ... --quick --reps 1` documents of
 # this host (migrate and numa-hinting, which skip on one node, with the
 # metrics their source adds, bench_migrate.c and bench_numa_hinting.c); each
@@ -12,7 +13,8 @@
 # number); without gnuplot no PNG and the report says so; bad knobs of
 # bench-vm.sh give one error line, exit 2 and write nothing. Last,
 # bench-vm.sh's boot plan runs against a stand-in vmtest (no VM): which
-# boots, with which --cpus, which benchmarks, which documents; and
+# boots, with which --cpus, which benchmarks, which documents, and with
+# BENCH_BOOTS=2 the kernels' boots in turns and their merged documents; and
 # bench-proof.sh --kernels against a stand-in build-kernel.sh: which builds,
 # each once, no boot, a failing build named.
 # Reads: MMBENCH, TOP (tests/mmbench/lib.sh).
@@ -274,6 +276,43 @@ expect_eq "dead boot: bench_split_output fails (no document)" 1 "$rc"
 expect_absent "dead boot: no document written" "$B/dead/6.12-stock-cpus8.json"
 expect_contains "dead boot: each item named" "no mmbench document for compaction" "@$T/dead-split.out"
 
+# Several boots of one kernel merged (bench_merge_boots, BENCH_BOOTS): each
+# metric's values are the boots' medians, judged across the boots.
+doc "$T/b1.json" false fault=pages_per_s=100 munmap-ebizzy=munmap_sys_s=4
+doc "$T/b2.json" false fault=pages_per_s=300 munmap-ebizzy=munmap_sys_s=6
+doc "$T/b3.json" false fault=pages_per_s=200 munmap-ebizzy=munmap_sys_s=5
+jq '.results[1].status = "failed" | .results[1].reason = "an ebizzy lookup missed"' "$T/b3.json" > "$T/b3f.json"
+doc "$T/bx.json" false migrate=pages_per_s=1 munmap-ebizzy=munmap_sys_s=5
+merge() {
+	(
+		# shellcheck source=../../tools/vmtest/bench-lib.sh
+		. "$tools/bench-lib.sh"
+		bench_merge_boots "$@"
+	)
+}
+RC=0; merge "$T/merged.json" "$T/b1.json" "$T/b2.json" "$T/b3.json" || RC=$?
+expect_eq "merge boots: ok" 0 "$RC"
+expect_eq "merge boots: one value per boot, the median of the boots' medians" "[100,300,200] 200" \
+	"$(jq -c '.results[0].metrics[] | select(.name == "pages_per_s") | .values, .median' "$T/merged.json" | paste -sd ' ')"
+expect_eq "merge boots: repetitions count the boots, params keep the repetitions of one" "3 3 3 $(jq '.results[0].repetitions' "$fx/fault.json")" \
+	"$(jq -r '[.boots, .results[0].repetitions, .results[0].params.boots, .results[0].params.reps_per_boot] | join(" ")' "$T/merged.json")"
+expect_eq "merge boots: the shape stays" "ebizzy ok [4,6,5]" \
+	"$(jq -c '.results[1] | [.params.shape, .status, (.metrics[] | select(.name == "munmap_sys_s") | .values)] | map(tostring) | join(" ")' "$T/merged.json" | tr -d '"')"
+schema_ok "merge boots: the merged document" "$T/merged.json"
+RC=0; merge "$T/mergedf.json" "$T/b1.json" "$T/b2.json" "$T/b3f.json" || RC=$?
+expect_eq "merge boots, one boot failed: the result is failed with its reason, the ok boots' values" \
+	"0 failed an ebizzy lookup missed [4,6] 2" \
+	"$RC $(jq -r '.results[1] | [.status, .reason, (.metrics[] | select(.name == "munmap_sys_s") | .values | tojson), .repetitions] | join(" ")' "$T/mergedf.json")"
+RC=0; merge "$T/mergedx.json" "$T/b1.json" "$T/bx.json" 2> "$T/mergex.err" || RC=$?
+expect_eq "merge boots, different benchmarks: fails" 1 "$RC"
+expect_absent "merge boots, different benchmarks: nothing written" "$T/mergedx.json"
+expect_absent "merge boots, different benchmarks: no temp file left" "$T/mergedx.json.tmp"
+# compare on merged documents judges a shift of one boot as one sample
+RC=0; merge "$T/ma.json" "$T/b1.json" "$T/b2.json" "$T/b3.json"; merge "$T/mb.json" "$T/b2.json" "$T/b3.json" "$T/b1.json"
+"$MMBENCH" compare "$T/ma.json" "$T/mb.json" > "$T/mcmp.txt" 2>&1 || RC=$?
+expect_eq "merge boots: the same boots in another order compare as the same" 0 "$RC"
+expect_match "merge boots: compare's row for the merged metric" '^fault +pages_per_s .*same' "@$T/mcmp.txt"
+
 # bench-vm.sh's knobs: bad values give one line naming the knob, exit 2,
 # and nothing is written (OUT is not even made).
 bad_knob() {
@@ -294,6 +333,8 @@ bad_knob "BENCH_SCALE_SUITE" "^ERROR: bench-vm: BENCH_SCALE_SUITE: " "BENCH_SCAL
 bad_knob "BENCH_SCALE_MIGRATE_MIB=0" "^ERROR: bench-vm: BENCH_SCALE_MIGRATE_MIB: '0' " BENCH_SCALE_MIGRATE_MIB=0
 bad_knob "BENCH_SCALE_COMPACTION_KEEP=1" "^ERROR: bench-vm: BENCH_SCALE_COMPACTION_KEEP: '1' .*from 2 to 512" BENCH_SCALE_COMPACTION_KEEP=1
 bad_knob "BENCH_SCALE_REPS=0" "^ERROR: bench-vm: BENCH_SCALE_REPS: '0' " BENCH_SCALE_REPS=0
+bad_knob "BENCH_BOOTS=0" "^ERROR: bench-vm: BENCH_BOOTS: '0' .*from 1 to 9" BENCH_BOOTS=0
+bad_knob "BENCH_BOOTS=two" "^ERROR: bench-vm: BENCH_BOOTS: 'two' " BENCH_BOOTS=two
 
 # bench-vm.sh end to end without a boot (BENCH_BASES empty: the report from
 # the documents there): the knob reaches the report.
@@ -383,6 +424,33 @@ expect_eq "plan: the seed document" "2 compaction numa-hinting fault:page_fault2
 expect_eq "plan: another count's document stays" "{}" "$(cat "$P/out/bench/6.1-patched-cpus8.json")"
 expect_line "plan: the report's columns" "| base | variant | 2 vCPUs | 4 vCPUs |" "@$P/out/bench/REPORT.md"
 expect_exists "plan: the 4-vCPU boot's own console name" "$P/out/bench/6.1-patched-cpus4.out"
+
+# BENCH_BOOTS=2: the 2-vCPU boots of the two kernels take turns, each
+# boot's documents are kept, and the suite's and the seeds' documents hold
+# the boots' medians.
+: > "$P/boots"
+: > "$P/runs"
+RC=0; PLAN=$P FX=$fx OUT=$P/out BENCH_BUILDS="${ids[*]}" BENCH_BASES=6.1 BENCH_VARIANTS="patched vanilla" BENCH_CPUS=2 BENCH_BOOTS=2 \
+	BENCH_SUITE=fault BENCH_PROOF=0 bash "$P/top/tools/vmtest/bench-vm.sh" > "$P/boots.log" 2>&1 || RC=$?
+expect_eq "boots: exit" 0 "$RC"
+expect_eq "boots: the kernels take turns" "boot bzImage-mmbatch cpus=2
+boot bzImage-vanilla cpus=2
+boot bzImage-mmbatch cpus=2
+boot bzImage-vanilla cpus=2" "$(cat "$P/boots")"
+for f in 6.1-patched-boot1 6.1-patched-boot2 6.1-vanilla-seeds-boot1 6.1-vanilla-seeds-boot2; do
+	expect_exists "boots: each boot's own document ($f)" "$P/out/bench/$f.json"
+done
+expect_eq "boots: the suite's document is the boots' medians" "2 2 $(jq '.results[0].repetitions' "$fx/fault.json")" \
+	"$(jq -r '[.boots, .results[0].repetitions, .results[0].params.reps_per_boot] | join(" ")' "$P/out/bench/6.1-patched.json")"
+expect_eq "boots: so is the seeds' document" "2 compaction numa-hinting fault:page_fault2 munmap:ebizzy" \
+	"$(jq -r '.boots' "$P/out/bench/6.1-vanilla-seeds.json") $(kinds "$P/out/bench/6.1-vanilla-seeds.json" | cut -d' ' -f2-)"
+expect_match "boots: the report says how the 2-vCPU figures were made" "^Kernels booted more than once at 2 vCPUs" "@$P/out/bench/REPORT.md"
+expect_match "boots: and how many boots each kernel had" '^\| patched \| `.*` \| `6.1-patched.json` \| 2 \|$' "@$P/out/bench/REPORT.md"
+expect_exists "boots: compare ran on the merged documents" "$P/out/bench/6.1-patched-vs-vanilla-seeds.txt"
+RC=0; PLAN=$P FX=$fx OUT=$P/out BENCH_BUILDS="${ids[*]}" BENCH_BASES=6.1 BENCH_VARIANTS=patched BENCH_CPUS=2 \
+	BENCH_SUITE=fault BENCH_PROOF=0 bash "$P/top/tools/vmtest/bench-vm.sh" > "$P/boots1.log" 2>&1 || RC=$?
+expect_absent "boots: a later run with one boot drops the kernel's old boot documents" "$P/out/bench/6.1-patched-boot2.json"
+expect_eq "boots: and its document is one boot's again" "null" "$(jq -r '.boots' "$P/out/bench/6.1-patched.json")"
 
 # bench-proof.sh --kernels (make bench-kernels): every build the proof's
 # steps boot or read, each made once through build-kernel.sh (a stand-in

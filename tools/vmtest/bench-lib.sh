@@ -101,6 +101,49 @@ bench_split_output() {
 	return $wrote
 }
 
+# bench_merge_boots OUT DOC...: one document of several boots of one kernel
+# (bench-vm.sh, BENCH_BOOTS): each metric's values are the boots' medians,
+# one value per boot, and its median is the median of those, so mmbench
+# compare's interval is taken over the boots: a difference that lasts a
+# whole boot counts once, not once per repetition. Each result keeps the
+# first boot's fields, with `repetitions` the boots it counts, `params`
+# plus `boots` and `reps_per_boot`; only the boots whose status is ok count
+# (all of them when none is); its status is ok when every boot's was, else
+# the first other status with its reason; `counters` are the first boot's.
+# Results are matched by position and must name the same benchmarks in
+# every DOC; the top level gains `boots`. Fails, writing nothing, when they
+# do not.
+bench_merge_boots() {
+	local dest=$1
+	shift
+	[ $# -gt 0 ] || return 1
+	# shellcheck disable=SC2016 # jq's variables
+	jq -s '
+		def med: sort | if length == 0 then null
+			elif length % 2 == 1 then .[length / 2 | floor]
+			else (.[length / 2 - 1] + .[length / 2]) / 2 end;
+		. as $docs
+		| if ([$docs[] | [.results[] | .benchmark + ":" + (.params.shape // "")]] | unique | length) != 1
+		  then error("the boots ran different benchmarks") else . end
+		| $docs[0] + {boots: ($docs | length), results: [range(0; $docs[0].results | length) as $i
+			| [$docs[].results[$i]] as $rs
+			| ([$rs[] | select(.status == "ok")]) as $ok
+			| (if ($ok | length) > 0 then $ok else $rs end) as $src
+			| ([$rs[] | select(.status != "ok")] | first) as $bad
+			| $rs[0] + {
+				status: (if $bad then $bad.status else "ok" end),
+				repetitions: ($src | length),
+				params: (($rs[0].params // {}) + {boots: ($rs | length), reps_per_boot: $rs[0].repetitions}),
+				metrics: [($src[0].metrics // [])[] | .name as $n
+					| [$src[] | (.metrics // [])[] | select(.name == $n) | .median | select(. != null)] as $v
+					| . + {values: $v, median: ($v | med)}]
+			  }
+			| if $bad then . + {reason: $bad.reason} else del(.reason) end]}
+	' "$@" > "$dest.tmp" 2>/dev/null && mv "$dest.tmp" "$dest" && return 0
+	rm -f "$dest.tmp"
+	return 1
+}
+
 # bench_host_desc: the host in one phrase, for the reports: name, CPUs and
 # their model, memory.
 bench_host_desc() {

@@ -3,6 +3,8 @@
 # BENCHDIR, from the mmbench documents BENCHDIR/<base>-<variant>.json and the
 # compare outputs BENCHDIR/<base>-<B>-vs-<A>.txt that bench-vm.sh made.
 #   bench-report.sh [--cpus "N..."] [--scale-opts TEXT] [--seeds] [--host TEXT] BENCHDIR "BASES" "VARIANTS" "MMBENCH OPTIONS"
+# A 2-vCPU document made of several boots (its `boots`, bench-vm.sh's
+# BENCH_BOOTS) is named so in the heading and in its base's kernel table;
 # --cpus: the vCPU counts of the scaling tables and charts (bench-scaling.sh;
 # none when the list is just "2", so such a report is the 2-vCPU one alone);
 # --scale-opts: the mmbench options of the scaling boots, as the heading
@@ -38,6 +40,18 @@ verdict() {
 # shellcheck source=bench-lib.sh
 . "$(dirname "$0")/bench-lib.sh"
 
+# boots_of FILE: how many boots the document's figures come from (1 unless
+# bench_merge_boots made it).
+boots_of() { jq -r '.boots // 1' "$1" 2>/dev/null || echo 1; }
+boots_text=''
+for f in "$dir"/*.json; do
+	[ -f "$f" ] && [ "$(boots_of "$f")" != 1 ] || continue
+	boots_text="
+Kernels booted more than once at 2 vCPUs (\`BENCH_BOOTS\`, the column \"boots\" below) took turns with their twins: their
+2-vCPU figures are the median of the boots' medians, and \`mmbench compare\` takes its interval over the boots
+(one value per boot; each boot's own documents: \`<base>-<variant>[-seeds]-boot<k>.json\`)."
+	break
+done
 cat <<HEAD
 # mmbatch side-by-side benchmark
 
@@ -46,7 +60,7 @@ Generated $(date -u +%Y-%m-%dT%H:%MZ) by \`make bench-vm\` (reproduce with exact
 Host: $host.}
 Every kernel boots under qemu with the same busybox initramfs, 2 NUMA nodes (1 GiB each), and runs every
 benchmark of the suite in one boot at 2 vCPUs: \`mmbench <benchmark> $opts\`; the scaling boots (below)
-run their benchmarks at each vCPU count${scale_opts:+, \`$scale_opts\`}.
+run their benchmarks at each vCPU count${scale_opts:+, \`$scale_opts\`}.${boots_text}
 Variants: **patched** = our guest flavor with the series, **vanilla** = same source and config with
 \`PATCHES=0\`, **stock** = Debian's \`linux-image-*-amd64-unsigned\` of the same base.
 Under TCG emulation rates and times are only comparable with each other on this run; counts (IPIs per
@@ -88,14 +102,14 @@ json_bases='{}'
 for base in $bases; do
 	echo "## Base $base"
 	echo
-	echo "| variant | kernel release | document |"
-	echo "|---|---|---|"
+	echo "| variant | kernel release | document | boots |"
+	echo "|---|---|---|---|"
 	for v in $variants; do
 		f=$dir/$base-$v.json
 		if [ -f "$f" ]; then
-			echo "| $v | \`$(jq -r .system.kernel_release "$f")\` | \`$base-$v.json\` |"
+			echo "| $v | \`$(jq -r .system.kernel_release "$f")\` | \`$base-$v.json\` | $(boots_of "$f") |"
 		else
-			echo "| $v | (missing: no kernel or no result, see bench-vm output) | - |"
+			echo "| $v | (missing: no kernel or no result, see bench-vm output) | - | - |"
 		fi
 	done
 	echo

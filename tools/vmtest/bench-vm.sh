@@ -51,7 +51,13 @@
 #   BENCH_SCALE_MIGRATE_MIB (default 4), BENCH_SCALE_COMPACTION_KEEP (default 64),
 #   BENCH_SCALE_REPS (repetitions in the scaling boots, default 3),
 #   BENCH_SEEDS (default 1: the seeds' items in the 2-vCPU boot and their
-#   table; 0: neither), PROOF_* (see bench-proof.sh), VMTEST_* (see vmtest).
+#   table; 0: neither), BENCH_BOOTS (2-vCPU boots per kernel, default 1;
+#   N > 1: the variants boot in turns N times, <base>-<variant>[-seeds]-bootK.json
+#   keep each boot's documents, and <base>-<variant>[-seeds].json hold the
+#   boots' medians, one value per boot, so compare judges across boots: on
+#   2026-12-06 two 6.12 rates at 2 vCPUs differed by 34 % and 54 % between
+#   twins whose batch sizes are the same, a shift that lasted the whole
+#   boot), PROOF_* (see bench-proof.sh), VMTEST_* (see vmtest).
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -69,6 +75,7 @@ scale_migrate_mib=${BENCH_SCALE_MIGRATE_MIB:-4}
 scale_compaction_keep=${BENCH_SCALE_COMPACTION_KEEP:-64}
 scale_reps=${BENCH_SCALE_REPS:-3}
 seeds=${BENCH_SEEDS:-1}
+boots=${BENCH_BOOTS:-1}
 # The seeds' shapes of workload (tools/vmtest/bench-seeds.tsv names the same).
 seed_items=compaction,numa-hinting,fault:page_fault2,munmap:ebizzy
 bench=$out/bench
@@ -86,6 +93,8 @@ done
 [ -z "$(sort -n <<< "$cpu_counts" | uniq -d)" ] || bad_knob "BENCH_CPUS: '$(paste -sd ' ' <<< "$cpu_counts")' names a count twice"
 cpu_counts=$(sort -n <<< "$cpu_counts" | paste -sd ' ')
 case $seeds in 0 | 1) ;; *) bad_knob "BENCH_SEEDS: '$seeds' is not 0 or 1" ;; esac
+[[ $boots =~ ^[1-9][0-9]*$ ]] && [ "$boots" -le 9 ] ||
+	bad_knob "BENCH_BOOTS: '$boots' is not a count of 2-vCPU boots per kernel from 1 to 9"
 [[ $scale_suite =~ ^[a-z-]+(:[a-z0-9_]+)?(,[a-z-]+(:[a-z0-9_]+)?)*$ ]] ||
 	bad_knob "BENCH_SCALE_SUITE: '$scale_suite' is not a comma-separated list of benchmarks"
 [[ $scale_reps =~ ^[1-9][0-9]*$ ]] ||
@@ -127,22 +136,46 @@ declare -A kernels=()
 for base in $bases; do
 	for variant in $variants; do
 		# The documents this run replaces; others' stay for the report.
-		rm -f "$bench/$base-$variant.json"
-		[ "$seeds" = 0 ] || rm -f "$bench/$base-$variant-seeds.json"
+		rm -f "$bench/$base-$variant.json" "$bench/$base-$variant"-boot[0-9]*.json
+		[ "$seeds" = 0 ] || rm -f "$bench/$base-$variant-seeds.json" "$bench/$base-$variant-seeds"-boot[0-9]*.json
 		[ "$scaling" = 0 ] || for n in $cpu_counts; do rm -f "$bench/$base-$variant-cpus$n.json"; done
 		if ! kernel=$(kernel_of "$base" "$variant") || [ ! -f "$kernel" ]; then
 			note "[$base $variant] no kernel, skipped"
 			continue
 		fi
 		kernels[$base-$variant]=$kernel
-		# The 2-vCPU boot: the suite first (its figures as before), then
-		# what the seed documents need.
-		bench_docs=("$base-$variant.json=$suite")
-		[ "$seeds" = 0 ] || bench_docs+=("$base-$variant-seeds.json=$seed_items")
-		bench_tag='' bench_boot_opts=(--cpus 2)
-		t1=$SECONDS
-		bench_run_suite "$base" "$variant" "$kernel" || true
-		note "[$base $variant] $((SECONDS - t1)) s"
+	done
+	# The 2-vCPU boots: the suite first (its figures as before), then what
+	# the seed documents need. With BENCH_BOOTS > 1 the variants take
+	# turns, boot after boot, and each document is then made of the boots'
+	# medians (bench_merge_boots).
+	for ((boot = 1; boot <= boots; boot++)); do
+		tag=''
+		[ "$boots" = 1 ] || tag=-boot$boot
+		for variant in $variants; do
+			[ -n "${kernels[$base-$variant]:-}" ] || continue
+			bench_docs=("$base-$variant$tag.json=$suite")
+			[ "$seeds" = 0 ] || bench_docs+=("$base-$variant-seeds$tag.json=$seed_items")
+			bench_tag=$tag bench_boot_opts=(--cpus 2)
+			t1=$SECONDS
+			bench_run_suite "$base" "$variant" "${kernels[$base-$variant]}" || true
+			note "[$base $variant$tag] $((SECONDS - t1)) s"
+		done
+	done
+	[ "$boots" = 1 ] || for variant in $variants; do
+		for doc in "$base-$variant" "$base-$variant-seeds"; do
+			[ "$seeds" = 1 ] || [ "$doc" = "$base-$variant" ] || continue
+			docs=()
+			for ((boot = 1; boot <= boots; boot++)); do
+				[ ! -f "$bench/$doc-boot$boot.json" ] || docs+=("$bench/$doc-boot$boot.json")
+			done
+			[ ${#docs[@]} -gt 0 ] || continue
+			if bench_merge_boots "$bench/$doc.json" "${docs[@]}"; then
+				note "[$base $variant] $doc.json: the medians of ${#docs[@]} boots"
+			else
+				note "[$base $variant] $doc.json: the boots' documents do not merge (different benchmarks)"
+			fi
+		done
 	done
 	[ "$scaling" = 1 ] || continue
 	bench_item_opts=([migrate]="--size-mib $scale_migrate_mib" [compaction]="--keep-every $scale_compaction_keep")
