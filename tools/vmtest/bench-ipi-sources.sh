@@ -66,6 +66,8 @@ reasons() {
 	' "$1"
 }
 
+bad_knob() { echo "ERROR: bench-ipi-sources: $1" >&2; exit 2; }
+[[ $frames =~ ^[1-9][0-9]*$ ]] || bad_knob "IPI_FRAMES: '$frames' is not a positive count"
 if [ "${1:-}" = --summarize ]; then
 	[ $# = 2 ] && [ -f "$2" ] || { echo "usage: bench-ipi-sources.sh --summarize HIST" >&2; exit 2; }
 	summarize "$2"
@@ -82,14 +84,12 @@ variants=${IPI_VARIANTS:-patched vanilla}
 bench_args=${IPI_BENCH:-numa-hinting --reps 3}
 cpus=${IPI_CPUS:-2}
 timeout=${BENCH_TIMEOUT:-1800}
-bad_knob() { echo "ERROR: bench-ipi-sources: $1" >&2; exit 2; }
 for b in $bases; do case $b in 6.1 | 6.12) ;; *) bad_knob "IPI_BASES: '$b' is not 6.1 or 6.12" ;; esac; done
 for v in $variants; do case $v in patched | vanilla) ;; *) bad_knob "IPI_VARIANTS: '$v' is not patched or vanilla" ;; esac; done
 [[ $cpus =~ ^[0-9]+$ ]] && [ "$cpus" -ge 2 ] && [ "$cpus" -le 8 ] || bad_knob "IPI_CPUS: '$cpus' is not a vCPU count from 2 to 8"
-[[ $frames =~ ^[1-9][0-9]*$ ]] || bad_knob "IPI_FRAMES: '$frames' is not a positive count"
 [[ $bench_args =~ ^[a-z-]+( [-a-z0-9:.=_]+)*$ ]] || bad_knob "IPI_BENCH: '$bench_args' is not an mmbench command line"
 mmbench=$out/bin/mmbench
-[ -x "$mmbench" ] || { echo "ERROR: bench-ipi-sources: no $mmbench (make mmbench)" >&2; exit 1; }
+[ "$boot" = 0 ] || [ -x "$mmbench" ] || { echo "ERROR: bench-ipi-sources: no $mmbench (make mmbench)" >&2; exit 1; }
 mkdir -p "$bench/builds"
 note() { echo "bench-ipi-sources: $*" >&2; }
 # shellcheck source=tools/vmtest/bench-lib.sh
