@@ -122,7 +122,8 @@ splat_reports() {
 			sub(/^<[0-9]+>/, "", l)
 			sub(/^\[ *[0-9]+\.[0-9]+\](\[ *[TC][0-9]+\])? ?/, "", l)
 			n++
-			closer = (l ~ /^---\[ end (trace|Kernel panic)/ || l ~ /^={10,}$/)
+			# ten or more "=": no {10,}, which mawk (Debian 12 awk) does not know
+			closer = (l ~ /^---\[ end (trace|Kernel panic)/ || l ~ /^==========+$/)
 			if (open) {
 				if (closer || (!framed && l ~ /^ *<\/TASK>$/) || n - start >= 400) open = 0
 			} else if (!closer && l ~ pat) {
