@@ -305,7 +305,7 @@ static const char *fs_name(const char *dir)
 		return "unknown";
 	switch ((unsigned long)s.f_type) {
 	case 0xEF53: return "ext4";
-	case 0x01021994: return "tmpfs (no writeback: fsync returns at once; ext4: the full-path guest, integrity-run.sh's file-ext4)";
+	case 0x01021994: return "tmpfs (no writeback: fsync returns at once; ext4 with writeback: integrity-run.sh's file-ext4)";
 	case 0x58465342: return "xfs";
 	case 0x9123683E: return "btrfs";
 	case 0x794c7630: return "overlayfs";

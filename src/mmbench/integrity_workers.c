@@ -239,12 +239,18 @@ static void disturber_loop(struct ik_run *g)
 }
 
 /* file: fsync(2) and msync(MS_SYNC) in turn, so pages are under writeback
- * while they migrate (on tmpfs both return at once). */
+ * while they migrate (on tmpfs both return at once). After each call it
+ * pauses as long as the call took: a folio under writeback or locked for
+ * it fails the MIGRATE_ASYNC batch (-EBUSY) and moves alone, unbatched, in
+ * the synchronous retry, so without the pauses the batched path, the one
+ * whose TLB flush this kind must prove, would see almost no file folio. */
 static void syncer_loop(struct ik_run *g)
 {
 	uint64_t n = 0;
 
 	while (!stopped(g) && g->worker_err == 0) {
+		uint64_t t0 = mb_now_ns();
+
 		if (n % 2 == 0 && fsync(g->fd) < 0) {
 			g->err_what = "fsync(2)";
 			g->worker_err = -errno;
@@ -255,7 +261,7 @@ static void syncer_loop(struct ik_run *g)
 			g->worker_err = -errno;
 		}
 		n++;
-		mb_sleep_until_ns(mb_now_ns() + MS);
+		mb_sleep_until_ns(mb_now_ns() + MS + (mb_now_ns() - t0));
 	}
 	__atomic_fetch_add(&g->sh->syncs, n, __ATOMIC_RELAXED);
 }
