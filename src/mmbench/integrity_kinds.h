@@ -57,6 +57,8 @@ void ik_mask_names(unsigned mask, int movers, char *buf, size_t size);
 #define IK_SHARERS 2           /* child processes of fork-shared, shmem, file */
 #define IK_MAX_SHARERS 16
 #define IK_CHUNK 16            /* pages a disturbance covers */
+#define IK_HOT_PAGES 16        /* an owner's pages written together (integrity_workers.c) */
+#define IK_HOT_ROUNDS 4        /* times each of them is written before the next group */
 #define IK_KSM_SHARE 16        /* ksm: pages per group of identical pages (one KSM page) */
 #define IK_EPOCH_MS 250        /* fork-shared: readers re-forked at most this often */
 

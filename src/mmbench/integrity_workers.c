@@ -123,17 +123,30 @@ static void sweep(struct ik_run *g, const char *who, uint64_t *checks)
 
 /* An owner of the pages i = owner (mod owners): check, write the next
  * generation; with do_sweep also a check of every page after each pass,
- * so every page is checked in this mm too. */
+ * so every page is checked in this mm too. It goes over its pages
+ * IK_HOT_PAGES at a time and writes that group IK_HOT_ROUNDS times, round
+ * robin, before the next: the group stays in this CPU's TLB, as a hot
+ * working set does. A migration that copies one of those pages before the
+ * stale TLB entries are flushed then loses the writes that follow, and the
+ * next check through the new page sees them lost. With one write per page
+ * and pass, an entry was evicted long before the owner came back to its
+ * page, so only a write under way at the moment of the copy could be lost. */
 static void owner_loop(struct ik_run *g, int owner, int owners, int do_sweep, const char *who)
 {
 	uint64_t checks = 0, writes = 0;
+	size_t step = (size_t)owners, group = IK_HOT_PAGES * step;
 	int node = -1;
 
 	while (!stopped(g)) {
 		ik_follow_node(g, &node);
-		for (size_t i = (size_t)owner; i < g->npages && !stopped(g); i += (size_t)owners) {
-			write_page(g, i, who, &checks);
-			writes++;
+		for (size_t first = (size_t)owner; first < g->npages && !stopped(g); first += group) {
+			size_t end = first + group < g->npages ? first + group : g->npages;
+
+			for (int round = 0; round < IK_HOT_ROUNDS && !stopped(g); round++)
+				for (size_t i = first; i < end && !stopped(g); i += step) {
+					write_page(g, i, who, &checks);
+					writes++;
+				}
 		}
 		if (do_sweep)
 			sweep(g, who, &checks);

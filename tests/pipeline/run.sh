@@ -542,12 +542,24 @@ if selected cache; then
 			expect_line "$1: restored from the entry" "build: restored from the build cache: $entry (the same tree, .config, release and toolchain; built in $old_build)" "@$T/$1.out"
 			expect_match "$1: nothing compiled" '^build: .* done in [0-9]+ s \(0 objects compiled.*, restored from the build cache\)$' "@$T/$1.out"
 			expect_eq "$1: the image the entry was kept with" "$hash0" "$(bid_get "$3/mmbatch-build.env" IMAGE_HASH 2>&1)"
+			tree=$(bid_get "$3/mmbatch-build.env" TREE 2>/dev/null || true)
 			for p in "$old_build" "$old_tree"; do
 				case $3 in "$p"*) continue ;; esac
-				[ "$p" != "$(bid_get "$3/mmbatch-build.env" TREE 2>/dev/null)" ] || continue
-				expect_eq "$1: no text file names the entry's $p" "" \
-					"$(LC_ALL=C grep -rlE --binary-files=without-match "$(re_quote "$p")([^-a-z0-9]|$)" "$3" 2>/dev/null | head -n 3)"
+				[ "$p" != "$tree" ] || continue
+				expect_eq "$1: no text file names the entry's $p" "" "$(names_path "$p" "$3" "$tree")"
 			done
+		}
+		# names_path OLD DIR TREE: the first 3 text files under DIR that name
+		# the path OLD once DIR's and TREE's own paths are taken out of them
+		# (a clone at /check/work/main has /work/main/out/... inside each of
+		# its paths).
+		names_path() {
+			local re f
+			re="$(re_quote "$1")([^-a-z0-9]|\$)"
+			LC_ALL=C grep -rlE --binary-files=without-match "$re" "$2" 2>/dev/null |
+				while IFS= read -r f; do
+					LC_ALL=C sed -e "s|$2||g" -e "s|$3||g" "$f" | LC_ALL=C grep -qE "$re" && echo "$f"
+				done | head -n 3
 		}
 		echo "== cache: the 6.12 guest into another build dir (KB_BUILD_DIR), the same tree"
 		restore cache-dir "$OUT" "$T/cache-dir/pipeline-cache-6.12-guest"
