@@ -262,7 +262,7 @@ static void syncer_loop(struct ik_run *g)
 	uint64_t n = 0;
 
 	while (!stopped(g) && g->worker_err == 0) {
-		uint64_t t0 = mb_now_ns();
+		uint64_t t0 = mb_now_ns(), now;
 
 		if (n % 2 == 0 && fsync(g->fd) < 0) {
 			g->err_what = "fsync(2)";
@@ -274,7 +274,8 @@ static void syncer_loop(struct ik_run *g)
 			g->worker_err = -errno;
 		}
 		n++;
-		mb_sleep_until_ns(mb_now_ns() + MS + (mb_now_ns() - t0));
+		now = mb_now_ns();
+		mb_sleep_until_ns(now + MS + (now - t0));
 	}
 	__atomic_fetch_add(&g->sh->syncs, n, __ATOMIC_RELAXED);
 }

@@ -535,7 +535,7 @@ if selected cache; then
 		# restore NAME OUT BUILD_DIR: source, series, config and build of
 		# the 6.12 guest into BUILD_DIR under OUT; the output in $T/NAME.out.
 		restore() {
-			local rc=0 p
+			local rc=0 p tree
 			env OUT="$2" KB_BUILD_DIR="$3" BASE=6.12 FLAVOR=guest PROGRESS_SECONDS=100000 \
 				bash -c 'for s in source series config build; do "$0/$s.sh" >/dev/null || exit; done' "$kb" >"$T/$1.out" 2>&1 || rc=$?
 			expect_ok "$1: source, series, config, build" "$rc" "@$T/$1.out"
@@ -550,15 +550,16 @@ if selected cache; then
 			done
 		}
 		# names_path OLD DIR TREE: the first 3 text files under DIR that name
-		# the path OLD once DIR's and TREE's own paths are taken out of them
-		# (a clone at /check/work/main has /work/main/out/... inside each of
-		# its paths).
+		# the path OLD once DIR's and TREE's own paths are taken out of them:
+		# a clone whose path ends in the entry's (CI's clone of a tree the
+		# entry was built in) has the entry's paths inside each of its own.
 		names_path() {
-			local re f
+			local re f own=(-e "s|$2||g")
+			[ -z "$3" ] || own+=(-e "s|$3||g")
 			re="$(re_quote "$1")([^-a-z0-9]|\$)"
 			LC_ALL=C grep -rlE --binary-files=without-match "$re" "$2" 2>/dev/null |
 				while IFS= read -r f; do
-					LC_ALL=C sed -e "s|$2||g" -e "s|$3||g" "$f" | LC_ALL=C grep -qE "$re" && echo "$f"
+					LC_ALL=C sed "${own[@]}" "$f" | LC_ALL=C grep -qE "$re" && echo "$f"
 				done | head -n 3
 		}
 		echo "== cache: the 6.12 guest into another build dir (KB_BUILD_DIR), the same tree"
