@@ -48,7 +48,7 @@ vm_expect_ge "initrd phase in this boot's journal ('Switching root.')" 1 \
 vm_expect "root filesystem" "/dev/vda ext4" "$(awk '$2 == "/" && $1 != "rootfs" {print $1, $3}' /proc/mounts | tail -n 1)"
 vm_expect "systemd is PID 1" systemd "$(cat /proc/1/comm)"
 # (is-system-running says "starting" while this very unit runs: list failures.)
-vm_expect "failed units" "" "$(systemctl list-units --state=failed --plain --no-legend 2>&1 | awk '{print $1}' | paste -sd' ')"
+vm_expect_no_failed_units "failed units"
 
 # plan_values FILE: "name current target" per key of an `mmbatchd --plan`
 # output ('k' (cur) -> (new), or 'k' (cur) unchanged: target = cur).

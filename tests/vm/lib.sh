@@ -58,6 +58,21 @@ vm_run_expect() {
 	vm_expect "$_name exit status" "$_want" "$_rc"
 }
 
+# vm_expect_no_failed_units NAME [PATTERN...]: no unit (of those matching
+# the patterns, systemctl's globs) is in the failed state (systemd guests
+# only). A failed unit's status and this boot's journal of it follow the FAIL
+# line: a run whose disk is gone (CI's clean clone) still says why.
+vm_expect_no_failed_units() {
+	_name=$1
+	shift
+	_failed=$(systemctl list-units --state=failed --plain --no-legend "$@" 2>&1 | awk '{print $1}' | paste -sd' ')
+	vm_expect "$_name" "" "$_failed"
+	for _u in $_failed; do
+		systemctl status --no-pager --full "$_u" 2>&1 | sed "s/^/    status $_u | /"
+		journalctl -b --no-pager -o short-monotonic -u "$_u" 2>&1 | tail -n 40 | sed "s/^/    journal $_u | /"
+	done
+}
+
 # vm_not_live NAME WHY
 vm_not_live() {
 	echo "NOT-LIVE $1: $2"
