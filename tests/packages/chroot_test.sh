@@ -9,7 +9,8 @@
 #     all images are then installed side by side (a +debug kernel beside
 #     the normal one of its base);
 #   - the mmbatchd units are enabled, and its kernel hook marked each new
-#     kernel pending (/var/lib/mmbatch/pending/<kver>);
+#     kernel pending (/var/lib/mmbatch/pending/<kver>); that state tree is
+#     0700 root:root;
 #   - `dpkg --purge` removes everything: initrd, /lib/modules/<kver>, and the
 #     file list of the chroot is what it was before the installs;
 #   - no install or purge prints a dpkg warning.
@@ -112,6 +113,11 @@ for kver in "${kvers[@]}"; do
 	if [ -e "$root/etc/kernel/postinst.d/zz-mmbatch-smoke" ]; then
 		expect_exists "mmbatch smoke mark (mmbatchd's postinst.d hook)" "$root/var/lib/mmbatch/pending/$kver"
 	fi
+done
+# The state tree is root's alone (issue 41), made so by mmbatchd's postinst
+# and kept so by the kernel hooks.
+for d in /var/lib/mmbatch /var/lib/mmbatch/pending; do
+	expect_eq "mode and owner of $d" "700 root:root" "$(stat -c '%a %U:%G' "$root$d" 2>&1)"
 done
 # All of them at once, side by side (e.g. a debug kernel, +debug, beside
 # the normal one of its base).

@@ -144,4 +144,12 @@ if [ $with_mmbatchd = 1 ]; then
 	expect_line "mmbatchd RPM" " /usr/sbin/mmbatchctl" "$list"
 	expect_line "mmbatchd RPM" " /usr/lib/systemd/system/mmbatch-canary.service" "$list"
 	expect_match "mmbatchd RPM %post" 'for unit in mmbatchd.service' "$(rpm -qp --scripts "$MMBATCHD_RPM" 2>/dev/null)"
+	# The state tree is root's alone (issue 41): the %dir entries 0700
+	# root:root (rpm applies that on upgrade too); the DEB's postinst makes
+	# and fixes it so (tests/mmbench/state_dir_test.sh runs it).
+	modes=$(rpm -qp --qf '[%{FILEMODES:perms} %{FILEUSERNAME}:%{FILEGROUPNAME} %{FILENAMES}\n]' "$MMBATCHD_RPM" 2>/dev/null)
+	expect_line "mmbatchd RPM: the state dir, root's alone" "drwx------ root:root /var/lib/mmbatch" "$modes"
+	expect_line "mmbatchd RPM: pending/, root's alone" "drwx------ root:root /var/lib/mmbatch/pending" "$modes"
+	expect_match "mmbatchd DEB postinst: the state tree 0700" '^	install -d -m 0700 .*"\$state" "\$state/pending"$' \
+		"$(dpkg-deb -I "$MMBATCHD_DEB" postinst)"
 fi
