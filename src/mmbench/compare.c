@@ -343,6 +343,18 @@ int mb_compare_main(int argc, char **argv)
 	}
 	pa = argv[optind];
 	pb = argv[optind + 1];
+	/* the chart's title names both files: no control character in it */
+	for (int i = 0; plot_path && i < 2; i++) {
+		const char *name = i ? pb : pa;
+
+		if (!mb_plot_name_ok(name)) {
+			fputs("mmbench compare: --plot: result file name '", stderr);
+			mb_plot_put_escaped(stderr, name);
+			fputs("' has a control character (it would go into the chart's title): rename it\n",
+			      stderr);
+			return MB_EXIT_USAGE;
+		}
+	}
 	ja = mb_compare_load(pa, err, sizeof(err));
 	if (ja)
 		jb = mb_compare_load(pb, err, sizeof(err));
