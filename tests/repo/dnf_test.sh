@@ -62,7 +62,10 @@ url=$rt_url
 rt_make_key "$work/key" "mmbatch dnf test key"
 rt_make_key "$work/other" "some other key"
 publish() {
-	capture rc env REPO_KEY="$work/key/key.asc" REPO_OUT="$repo" REPO_URL="$url" "$MKREPO" "$@"
+	# Served over http://, the key from a file (dnf reads file:// on this
+	# machine): mkrepo refuses a key URL over http://.
+	capture rc env REPO_KEY="$work/key/key.asc" REPO_OUT="$repo" REPO_URL="$url" \
+		REPO_KEY_URL="file://$repo/RPM-GPG-KEY-mmbatch" "$MKREPO" "$@"
 	expect_ok "mkrepo, $# packages" "$rc" "$rc_out"
 }
 publish "$kernel_rpm" "$devel_rpm" "$mmbatchd_rpm"
@@ -84,6 +87,7 @@ expect_line "mmbatch.repo" "baseurl=$url/rpm" "$repo_conf"
 expect_line "mmbatch.repo" "gpgcheck=1" "$repo_conf"
 expect_line "mmbatch.repo" "repo_gpgcheck=1" "$repo_conf"
 expect_line "mmbatch.repo" "skip_if_unavailable=False" "$repo_conf"
+expect_line "mmbatch.repo" "gpgkey=file://$repo/RPM-GPG-KEY-mmbatch" "$repo_conf"
 echo "$TEST_NAME: RPM host ready in $((SECONDS - t0)) s"
 
 # dnf_root ARGS...: dnf on the host, fresh metadata every time, no plugins

@@ -19,6 +19,11 @@
 #            the signed Release, re-signed on every run; chroot: apt-get
 #            update refuses an expired, correctly signed Release (a tiny
 #            .deb of its own: runs even without BUILD's packages)
+#   key_url  key_url_test.sh: where dnf fetches the key (gpgkey=): an
+#            http:// REPO_KEY_URL, or an http:// REPO_URL without one,
+#            refused before anything is written; https:// and file:// keys
+#            with an http:// repository accepted (a tiny .deb of its own,
+#            no chroot: runs even without BUILD's packages)
 # The subset selector ONLY (tests/lib/assert.sh) picks tests by these names
 # (NAME or NAME_test), e.g. ONLY=repo/apt. Every selected test runs, also
 # after a failure; run_summary (tests/lib/assert.sh) counts one result per
@@ -46,8 +51,10 @@ if pkgs=$(rt_packages "$BUILD" IMAGE_DEB HEADERS_DEB META_DEB KERNEL_RPM DEVEL_R
 	run_test rpm "$here/rpm_test.sh" "${rpms[@]}"
 	run_test apt "$here/apt_test.sh"
 	run_test dnf "$here/dnf_test.sh"
-else
+elif selected key || selected rpm || selected apt || selected dnf ||
+	selected key_test || selected rpm_test || selected apt_test || selected dnf_test; then
 	fail "the packages of $BUILD (make guest-packages-6.12): key, rpm, apt and dnf not run"
 fi
 run_test expiry "$here/expiry_test.sh"
+run_test key_url "$here/key_url_test.sh"
 run_summary repo

@@ -47,7 +47,9 @@ repo=$work/repo served=$work/served
 rt_http_serve
 url=$rt_url
 rt_make_key "$work/key" "mmbatch rollout dnf test key"
-capture rc env REPO_KEY="$work/key/key.asc" REPO_OUT="$repo" REPO_URL="$url" "$MKREPO" "$kernel_rpm" "$mmbatchd_rpm"
+# The key where the role installs it (mkrepo refuses a key URL over http://).
+capture rc env REPO_KEY="$work/key/key.asc" REPO_OUT="$repo" REPO_URL="$url" \
+	REPO_KEY_URL=file:///etc/pki/rpm-gpg/RPM-GPG-KEY-mmbatch "$MKREPO" "$kernel_rpm" "$mmbatchd_rpm"
 expect_ok "mkrepo: $(basename "$kernel_rpm")" "$rc" "$rc_out"
 serve() { rt_serve_copy "$repo"; }
 serve

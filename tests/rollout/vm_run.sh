@@ -153,7 +153,9 @@ note "provisioning: $((SECONDS - t)) s"
 [ "$rc" = 0 ] || exit 1
 
 # The repository and its server.
+# The key where the role installs it (mkrepo refuses a key URL over http://).
 step repo env REPO_KEY=generate REPO_OUT="$T/repo" REPO_URL=http://127.0.0.1:8080 OUT="$T/repo-out" \
+	REPO_KEY_URL=file:///etc/pki/rpm-gpg/RPM-GPG-KEY-mmbatch \
 	"$top/tools/repo/mkrepo.sh" "$new_deb" "$bad_deb" "$good_deb"
 http_port=$(free_port)
 /usr/bin/python3 -m http.server --bind 127.0.0.1 --directory "$T/repo" "$http_port" >"$T/http.log" 2>&1 &

@@ -26,7 +26,9 @@
 # Reads: BUILD, REPO_KEY (required: key file, key id or `generate`; see
 # tools/repo/lib.sh), REPO_KEY_PASSFILE, REPO_OUT (default $OUT/repo),
 # REPO_PACKAGES (default $OUT/packages), REPO_URL (where clients reach
-# REPO_OUT; default file://REPO_OUT), REPO_SUITE (default bookworm),
+# REPO_OUT; default file://REPO_OUT), REPO_KEY_URL (where dnf fetches the
+# key, mmbatch.repo's gpgkey=: https:// or file:// only; default
+# REPO_URL/RPM-GPG-KEY-mmbatch), REPO_SUITE (default bookworm),
 # REPO_ORIGIN (default mmbatch), REPO_REPLACE=1 (let a changed package replace
 # a published one of the same file name: clients that cached it then fail),
 # REPO_VALID_DAYS (default 7: how long apt accepts the signed Release).
@@ -70,6 +72,27 @@ else
 	valid_days_note=
 fi
 
+# The URLs clients get, checked first. The repository may be served over
+# http://: apt and dnf check every index and package against our signature.
+# The key may not: it is what they check with, and dnf imports whatever key
+# gpgkey= hands it (after a prompt that shows only what that key says about
+# itself), so whoever sits on an http:// path signs for us. REPO_KEY_URL
+# (default REPO_URL/RPM-GPG-KEY-mmbatch) must be https:// or file:// (e.g.
+# file:///etc/pki/rpm-gpg/RPM-GPG-KEY-mmbatch, put there by the rollout role
+# or the admin, as apt's Signed-By keyring is). Control characters and
+# spaces never pass (they would end the line in the client files).
+url_chars='[^[:space:][:cntrl:]]+'
+if [ -n "${REPO_URL:-}" ]; then
+	[[ "$REPO_URL" =~ ^(https?|file)://$url_chars$ ]] ||
+		repo_die "repo: REPO_URL=${REPO_URL@Q}: expected an http://, https:// or file:// URL"
+fi
+if [ -n "${REPO_KEY_URL:-}" ]; then
+	[[ "$REPO_KEY_URL" =~ ^(https|file)://$url_chars$ ]] ||
+		repo_die "repo: REPO_KEY_URL=${REPO_KEY_URL@Q}: expected an https:// or file:// URL: dnf trusts whatever key it fetches there, and over http:// anyone on the path can swap it"
+elif [[ "${REPO_URL:-}" == http://* ]]; then
+	repo_die "repo: REPO_URL=${REPO_URL@Q} would have dnf fetch the key over http:// (gpgkey=${REPO_URL%/}/RPM-GPG-KEY-mmbatch), where anyone on the path can swap it: use an https:// REPO_URL, or set REPO_KEY_URL=https://... or file:///etc/pki/rpm-gpg/RPM-GPG-KEY-mmbatch (the key installed there beforehand)"
+fi
+
 # Inputs first: the key and every package, before anything is written.
 work=$(mktemp -d)
 trap 'repo_cleanup; rm -rf "$work"' EXIT
@@ -105,10 +128,11 @@ done
 if [ -z "${REPO_URL:-}" ]; then
 	REPO_URL=file://$(realpath -m "$REPO_OUT")
 	repo_note "repo: REPO_URL not set: client files point at $REPO_URL (set REPO_URL=https://... for a published repo)"
+	[[ "$REPO_URL" =~ ^file://$url_chars$ ]] ||
+		repo_die "repo: REPO_OUT=${REPO_OUT@Q}: its path has a space or a control character, which no client file can name: set REPO_URL"
 fi
-[[ "$REPO_URL" =~ ^(https?|file)://[^[:space:]]+$ ]] ||
-	repo_die "repo: REPO_URL='$REPO_URL': expected an http://, https:// or file:// URL"
 REPO_URL=${REPO_URL%/}
+REPO_KEY_URL=${REPO_KEY_URL:-$REPO_URL/RPM-GPG-KEY-mmbatch}
 mkdir -p "$REPO_OUT"
 
 # is_new SRC DEST KIND: 0 when DEST must be (re)written from SRC, 1 when
@@ -259,7 +283,8 @@ write_clients() {
 	repo_gpg --armor --export "$REPO_KEY_FPR" >"$work/RPM-GPG-KEY-mmbatch"
 	[ -s "$work/keyring.gpg" ] || repo_die "repo: gpg exported no public key for $REPO_KEY_FPR"
 	cat >"$work/mmbatch.sources" <<-EOF
-		# mmbatch kernels and tools. Install the key first:
+		# mmbatch kernels and tools. Install the key first (fetched over
+		# https:// or copied, never over plain http://: it is what apt trusts):
 		#   install -Dm0644 mmbatch-archive-keyring.gpg /etc/apt/keyrings/mmbatch-archive-keyring.gpg
 		Types: deb
 		URIs: $REPO_URL/deb
@@ -278,7 +303,7 @@ write_clients() {
 		gpgcheck=1
 		repo_gpgcheck=1
 		skip_if_unavailable=False
-		gpgkey=$REPO_URL/RPM-GPG-KEY-mmbatch
+		gpgkey=$REPO_KEY_URL
 	EOF
 	local f
 	for f in keyring.gpg:mmbatch-archive-keyring.gpg RPM-GPG-KEY-mmbatch mmbatch.sources mmbatch.repo; do
