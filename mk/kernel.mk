@@ -9,6 +9,15 @@
 # CCACHE=0, CCACHE_DIR, DISTCC_HOSTS, KCFLAGS.
 
 KBUILD_DIR := $(TOP)/tools/kbuild
+
+# KBUILD_SIGN_PIN (the passphrase of an encrypted SIGN_KEY) from the
+# environment only: on the make command line it shows in ps(1) to every user
+# for as long as make runs, and make hands it to every command in MAKEFLAGS.
+# Stops every target, before anything runs (tools/kbuild/lib.sh checks
+# MAKEFLAGS too, for a make that is not this one).
+ifeq ($(origin KBUILD_SIGN_PIN),command line)
+$(error KBUILD_SIGN_PIN was given on the make command line, where ps shows it to every user: pass it in the environment instead (read -rs KBUILD_SIGN_PIN && export KBUILD_SIGN_PIN; see docs/building/signing.md))
+endif
 export SRC DEBUG NR_CPUS LOCALVERSION PATCHES EXTRA_PATCHES FRAGMENTS SIGN_KEY JOBS CCACHE
 
 ## kernel: source  unpack the base source once, pristine (BASE=6.12|6.1 or SRC=PATH)

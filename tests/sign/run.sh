@@ -2,6 +2,11 @@
 # `make check-sign`: module signing with a key supplied from outside the build
 # (SIGN_KEY). Prints each step and each assertion (expected and actual).
 # Tests (ONLY=sign/NAME; vm needs build's kernel, so it runs build too):
+#  key_check tests/sign/key_check_test.sh, host only (no source, no build):
+#            a SIGN_KEY that group or others may read or write is refused
+#            in one line naming it and its mode; KBUILD_SIGN_PIN from a make
+#            command line (MAKEFLAGS, and make's own parse-time guard) is
+#            refused; 0600/0400 keys and a PIN in the environment pass;
 #  config    config stage: a SIGN_KEY that is missing, not a file, has no
 #            certificate, no private key, or a key of another certificate
 #            fails with one line naming the file, and creates no build dir;
@@ -67,11 +72,24 @@ mkdir -p "$keydir"
 chmod 700 "$keydir"
 # One key per output dir, kept: every new key is a new build dir.
 [ -s "$key" ] || { echo "== making the throwaway signing key $key"; make_key "$key" "mmbatch check-sign throwaway key"; }
+# kb_sign_init refuses a key that group or others may read (an older run's
+# key may be 0644).
+chmod 600 "$key"
 make_key "$T/other.pem" "mmbatch check-sign other key"
 fpr=sha256:$(openssl x509 -in "$key" -noout -fingerprint -sha256 | sed 's/^.*=//')
 
-echo "== source and series of 6.12 (no-ops when check-pipeline ran)"
-{ "$kb/source.sh" && "$kb/series.sh"; } >"$T/series.out" 2>&1 || { cat "$T/series.out"; fail "source.sh, series.sh (6.12) failed"; exit 1; }
+if selected key_check; then
+	echo "== SIGN_KEY's mode and KBUILD_SIGN_PIN's channel (host only)"
+	rc=0
+	TEST_NAME=key_check "$TOP/tests/sign/key_check_test.sh" >"$T/key_check.out" 2>&1 || rc=$?
+	sed 's/^/    /' "$T/key_check.out"
+	expect_eq "key_check_test.sh: exit status" 0 "$rc"
+fi
+
+if selected config || selected unsigned || selected build || selected vm; then
+	echo "== source and series of 6.12 (no-ops when check-pipeline ran)"
+	{ "$kb/source.sh" && "$kb/series.sh"; } >"$T/series.out" 2>&1 || { cat "$T/series.out"; fail "source.sh, series.sh (6.12) failed"; exit 1; }
+fi
 
 if selected config; then
 	echo "== config stage: bad SIGN_KEY values fail with one line naming the file"
@@ -81,6 +99,8 @@ if selected config; then
 	cat "$T/keyonly.pem" >"$T/mismatch.pem"; openssl x509 -in "$key" >>"$T/mismatch.pem"
 	echo "not a PEM" >"$T/garbage.pem"
 	mkdir "$T/adir.pem"
+	# a good key that others may read: refused by its mode
+	cp "$key" "$T/open.pem"; chmod 0644 "$T/open.pem"
 	ls "$OUT/build" >"$T/builds.before"
 	while IFS='|' read -r case file want; do
 		rc=0
@@ -96,6 +116,7 @@ without a certificate|$T/keyonly.pem|no PEM certificate in it; expected key + ce
 without a private key|$T/certonly.pem|no PEM private key in it (encrypted keys need KBUILD_SIGN_PIN); expected key + certificate in one PEM
 not PEM|$T/garbage.pem|no PEM private key in it (encrypted keys need KBUILD_SIGN_PIN); expected key + certificate in one PEM
 key of another certificate|$T/mismatch.pem|the private key does not belong to the certificate
+readable by others|$T/open.pem|mode 0644: the private key is readable or writable by group or others; make it the owner's alone (chmod 600 $T/open.pem)
 EOF
 	ls "$OUT/build" >"$T/builds.after"
 	expect_eq "build dirs created by the bad SIGN_KEY runs" "" "$(comm -13 "$T/builds.before" "$T/builds.after" | tr '\n' ' ')"

@@ -144,13 +144,24 @@ kb_patch_hash() {
 # it by its certificate. A different key makes a different build dir (-s<sha8>
 # of the certificate), so a kernel never trusts one key while its modules are
 # signed with another, whatever the file dates say.
+# The private key must be the owner's alone: a key file that group or others
+# may read or write is refused (one line naming the file and its mode).
+# KBUILD_SIGN_PIN (its passphrase) comes from the environment only: given on
+# a make command line it shows in ps(1) to every user for as long as make
+# runs, and make hands it to every command in MAKEFLAGS (where it is found
+# here; mk/kernel.mk stops the top-level make itself).
 # Sets KB_SIGN_KEY (absolute path, empty without SIGN_KEY), KB_SIGN_FPR
 # ("sha256:AB:CD:..." of the certificate), KB_SIGN_SUBJECT, KB_SIGN_KEYTYPE
 # (rsa|ec) and KB_SHASH (s<sha8>, empty without SIGN_KEY).
 kb_sign_init() {
 	KB_SIGN_KEY= KB_SIGN_FPR= KB_SIGN_SUBJECT= KB_SIGN_KEYTYPE= KB_SHASH=
+	case " ${MAKEFLAGS:-} " in
+	*" KBUILD_SIGN_PIN="*)
+		kb_die "KBUILD_SIGN_PIN was given on the make command line, where ps shows it to every user: pass it in the environment instead (read -rs KBUILD_SIGN_PIN && export KBUILD_SIGN_PIN; see docs/building/signing.md)"
+		;;
+	esac
 	[ -n "${SIGN_KEY:-}" ] || return 0
-	local f=$SIGN_KEY pass=pass: pub_key pub_cert fpr
+	local f=$SIGN_KEY pass=pass: pub_key pub_cert fpr mode
 	[ -e "$f" ] || kb_die "SIGN_KEY=$f: no such file"
 	[ -f "$f" ] && [ -r "$f" ] || kb_die "SIGN_KEY=$f: not a readable file"
 	command -v openssl >/dev/null || kb_die "SIGN_KEY=$f: openssl is not installed (apt-get install openssl)"
@@ -169,6 +180,10 @@ kb_sign_init() {
 	id-ecPublicKey) KB_SIGN_KEYTYPE=ec ;;
 	*) kb_die "SIGN_KEY=$f: only RSA and EC keys can sign kernel modules" ;;
 	esac
+	mode=$(stat -L -c %a "$f") || kb_die "SIGN_KEY=$f: cannot read its mode"
+	if [ $((8#$mode & 8#077)) -ne 0 ]; then
+		kb_die "SIGN_KEY=$f: mode $(printf '%04o' $((8#$mode))): the private key is readable or writable by group or others; make it the owner's alone (chmod 600 $f)"
+	fi
 	KB_SIGN_KEY=$(realpath "$f")
 	KB_SHASH=s$(printf '%s' "$KB_SIGN_FPR" | kb_sha | cut -c1-8)
 }
