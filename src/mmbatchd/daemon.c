@@ -2,6 +2,7 @@
 #include "daemon.h"
 
 #include <errno.h>
+#include <linux/capability.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -11,11 +12,13 @@
 #include <sys/timerfd.h>
 #include <unistd.h>
 
+#include "caps.h"
 #include "plan.h"
 #include "drain.h"
 #include "exitwatch.h"
 #include "journal.h"
 #include "log.h"
+#include "metricsdir.h"
 #include "sdproto.h"
 #include "status.h"
 
@@ -122,16 +125,26 @@ static int drain_register(struct daemon *d)
 	return r;
 }
 
-static void drain_close(struct daemon *d)
+static void watch_close(struct daemon *d)
 {
 	if (d->watch)
 		(void)epoll_ctl(d->epfd, EPOLL_CTL_DEL, exitwatch_fd(d->watch), NULL);
+	exitwatch_free(d->watch);
+	d->watch = NULL;
+}
+
+static void drainer_close(struct daemon *d)
+{
 	if (d->drainer)
 		(void)epoll_ctl(d->epfd, EPOLL_CTL_DEL, drainer_timer_fd(d->drainer), NULL);
-	exitwatch_free(d->watch);
 	drainer_free(d->drainer);
-	d->watch = NULL;
 	d->drainer = NULL;
+}
+
+static void drain_close(struct daemon *d)
+{
+	watch_close(d);
+	drainer_close(d);
 }
 
 static bool drain_policy_equal(const struct drain_policy *a, const struct drain_policy *b)
@@ -171,26 +184,11 @@ static void journal_prune(struct journal *j, const struct plan *pl)
 	j->n = kept;
 }
 
-/* A metrics file is refused where it could replace the daemon's own state
- * (see metrics_save()). The error names where it was set: the profile key
- * (FILE:LINE:COL), or --metrics-file when m is NULL. */
+/* metricsdir.h: the error names where the path was set, the profile key
+ * (FILE:LINE:COL) or --metrics-file (m NULL). */
 static int check_metrics_file(const char *path, const struct mark *m, const char *state_dir, struct mb_error *err)
 {
-	const char *why = NULL;
-	int r;
-
-	if (!path)
-		return 0;
-	r = metrics_path_check(path, state_dir, &why);
-	if (r == 0)
-		return 0;
-	if (r == -ENOENT)
-		why = "names a directory that does not exist";
-	if (m)
-		mb_error_set(err, m->file, m->line, m->col, "metrics_file '%s' %s", path, why ? why : strerror(-r));
-	else
-		mb_error_set(err, "--metrics-file", 0, 0, "'%s' %s", path, why ? why : strerror(-r));
-	return -EPERM;
+	return metricsdir_check(path, m ? m->file : NULL, m ? m->line : 0, m ? m->col : 0, state_dir, err);
 }
 
 /* SIGHUP: a new profile replaces the old one only when it loads, validates
@@ -200,7 +198,6 @@ static void reload(struct daemon *d)
 	struct mb_error err = { "" };
 	struct profile *np = NULL;
 	struct plan *npl = NULL;
-	struct exitwatch *nw = NULL;
 	struct drainer *nd = NULL;
 	bool new_drain;
 	int r;
@@ -212,18 +209,28 @@ static void reload(struct daemon *d)
 		r = check_metrics_file(np->metrics_file, &np->metrics_file_mark, d->o->state_dir, &err);
 	if (r == 0)
 		r = plan_new(np, d->o->root, &npl, &err);
-	/* A watcher that a socket error closed is reopened even when the
-	 * policy is unchanged. */
-	new_drain = r == 0 && (!drain_policy_equal(&np->drain, &d->p->drain) ||
-			       (np->drain.on_exit && !d->watch));
-	if (r == 0 && new_drain)
-		r = drain_open(d->o, np, &nw, &nd, &err);
+	/* The watcher is opened at start only: CAP_NET_ADMIN, which opening
+	 * and registering it needs, is gone after that (daemon_run()). A reload
+	 * keeps it and replaces only the drainer; one that turns drains on
+	 * without a watcher (none at start, or a socket error closed it) asks
+	 * for a restart. */
+	if (r == 0 && np->drain.on_exit && !d->watch) {
+		mb_error_set(&err, np->path, 0, 0,
+			     "drain.on_exit: the exit watcher is opened at start only (CAP_NET_ADMIN is dropped after "
+			     "it): restart mmbatchd to turn exit drains on");
+		r = -EPERM;
+	}
+	new_drain = r == 0 && !drain_policy_equal(&np->drain, &d->p->drain);
+	if (r == 0 && new_drain && np->drain.on_exit) {
+		r = drainer_new(d->o->root, &np->drain, &nd);
+		if (r < 0)
+			mb_error_set(&err, np->path, 0, 0, "cannot set up draining: %s", strerror(-r));
+	}
 	if (r == 0)
 		r = plan_apply(npl, d->o->state_dir, &d->journal, &err);
 	if (r < 0) {
 		log_error("reload failed, keeping the previous settings: %s", err.msg);
 		set_last_error(d, err.msg);
-		exitwatch_free(nw);
 		drainer_free(nd);
 		plan_free(npl);
 		profile_free(np);
@@ -240,12 +247,13 @@ static void reload(struct daemon *d)
 		log_error("cannot rewrite the journal: %s", strerror(-r));
 
 	if (new_drain) {
-		drain_close(d);
-		d->watch = nw;
+		drainer_close(d);
+		if (!np->drain.on_exit)
+			watch_close(d);
 		d->drainer = nd;
-		r = drain_register(d);
+		r = nd ? epoll_add(d->epfd, drainer_timer_fd(nd), EV_DRAIN) : 0;
 		if (r < 0)
-			log_error("cannot watch the exit-event sockets: %s", strerror(-r));
+			log_error("cannot watch the drain timer: %s", strerror(-r));
 	}
 	plan_free(d->plan);
 	profile_free(d->p);
@@ -297,8 +305,8 @@ static int handle_event(struct daemon *d, uint32_t tag)
 
 			/* A broken netlink socket costs the drains, not the
 			 * tuning: keep the applied settings and stop watching
-			 * (SIGHUP opens a new watcher). */
-			snprintf(msg, sizeof(msg), "reading exit events failed: %s; exit drains stopped until reload",
+			 * (only a start opens a new watcher, see reload()). */
+			snprintf(msg, sizeof(msg), "reading exit events failed: %s; exit drains stopped until mmbatchd restarts",
 				 strerror(-r));
 			log_error("%s", msg);
 			set_last_error(d, msg);
@@ -428,6 +436,13 @@ int daemon_run(const struct daemon_opts *o, struct profile *p, struct mb_error *
 	r = drain_open(o, p, &d.watch, &d.drainer, err);
 	if (r < 0)
 		goto out;
+	/* The watcher is registered: CAP_NET_ADMIN (any netlink socket in the
+	 * host's network namespace) is not needed any more, drop it for good. */
+	r = caps_drop(CAP_NET_ADMIN);
+	if (r < 0) {
+		mb_error_set(err, "mmbatchd", 0, 0, "cannot drop CAP_NET_ADMIN: %s", strerror(-r));
+		goto out;
+	}
 
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGTERM);

@@ -16,7 +16,7 @@
 
 char *journal_path(const char *state_dir)
 {
-	return xasprintf("%s/%s", state_dir, JOURNAL_NAME);
+	return xasprintf("%s/%s/%s", state_dir, JOURNAL_DIR, JOURNAL_NAME);
 }
 
 struct journal *journal_new(const char *profile, const char *boot_id)
@@ -82,7 +82,7 @@ void journal_add(struct journal *j, const char *path, const char *value)
 int journal_save(const char *state_dir, const struct journal *j)
 {
 	struct strbuf b = { 0 };
-	char *path = journal_path(state_dir);
+	char *path = journal_path(state_dir), *dir;
 	int r;
 
 	sb_printf(&b, "%s\nboot_id\t", JOURNAL_HEADER);
@@ -96,7 +96,13 @@ int journal_save(const char *state_dir, const struct journal *j)
 		sb_escaped(&b, j->entries[i].value);
 		sb_printf(&b, "\n");
 	}
-	r = write_file_replace(path, b.s, b.len, 0600);
+	/* Made by statedir_open() already, except for callers that skip it
+	 * (unit tests). */
+	dir = xasprintf("%s/%s", state_dir, JOURNAL_DIR);
+	r = mkdir(dir, 0700) < 0 && errno != EEXIST ? -errno : 0;
+	free(dir);
+	if (r == 0)
+		r = write_file_replace(path, b.s, b.len, 0600);
 	sb_free(&b);
 	free(path);
 	return r;

@@ -29,6 +29,11 @@
 
 #include "util.h"
 
+/* STATE_DIR/mmbatchd/journal: a directory of its own, which
+ * mmbatch-smoke.service (allowed to write the rest of the state tree) cannot
+ * reach. Journals of earlier versions were STATE_DIR/journal; statedir_open()
+ * moves one there once, when it creates the directory. */
+#define JOURNAL_DIR "mmbatchd"
 #define JOURNAL_NAME "journal"
 #define BOOT_ID_PATH "/proc/sys/kernel/random/boot_id"
 #define BOOT_ID_MAX 64
@@ -45,7 +50,7 @@ struct journal {
 	size_t n;
 };
 
-/* STATE_DIR/journal (caller frees). */
+/* STATE_DIR/mmbatchd/journal (caller frees). */
 char *journal_path(const char *state_dir);
 
 /* Reads ROOT/proc/sys/kernel/random/boot_id into buf. Negative errno. */
@@ -57,8 +62,8 @@ const struct journal_entry *journal_find(const struct journal *j, const char *pa
 /* Adds (or keeps, when already present: the first original wins). */
 void journal_add(struct journal *j, const char *path, const char *value);
 
-/* Writes atomically (temp file + rename; no fsync, see above). Negative
- * errno. */
+/* Writes atomically (temp file + rename; no fsync, see above), creating
+ * STATE_DIR/mmbatchd (0700) when missing. Negative errno. */
 int journal_save(const char *state_dir, const struct journal *j);
 
 /* Returns 0 with *ret; -ENOENT when there is no journal; -ESTALE when it

@@ -20,7 +20,9 @@
 #include "journal.h"
 #include "keys.h"
 #include "log.h"
+#include "metricsdir.h"
 #include "profile.h"
+#include "statedir.h"
 #include "status.h"
 
 #define STATE_DIR_DEFAULT "/var/lib/mmbatch"
@@ -42,7 +44,8 @@ static void usage(FILE *f)
 	      "       mmbatchd --rollback | --status | --list-keys\n"
 	      "       mmbatchd --help | --version\n"
 	      "options:\n"
-	      "  --check FILE         validate FILE against the running kernel, write nothing\n"
+	      "  --check FILE         validate FILE (and its metrics file) against the running\n"
+	      "                       kernel, write nothing\n"
 	      "  --foreground         stay in the foreground (as under systemd)\n"
 	      "  --help               print this help and exit\n"
 	      "  --list-keys          print the sysctl keys a profile may set, with why\n"
@@ -56,7 +59,7 @@ static void usage(FILE *f)
 	      "  --rollback           restore every value the journal holds, remove it\n"
 	      "  --root DIR           prefix every /proc and /sys path with DIR (tests)\n"
 	      "  --show-smoke FILE    print FILE's smoke section as JSON\n"
-	      "  --state-dir DIR      journal and status.json (default " STATE_DIR_DEFAULT ")\n"
+	      "  --state-dir DIR      journal, status.json, lock (default " STATE_DIR_DEFAULT ")\n"
 	      "  --status             print the daemon's state as JSON\n"
 	      "  --verbose            the same as --log-level debug\n"
 	      "  --verify FILE        exit 0 when live values match FILE, 1 listing drifted keys\n"
@@ -171,36 +174,6 @@ static int parse_cli(int argc, char **argv, struct cli *c)
 		c->root = "";
 	if (r < 0)
 		usage(stderr);
-	return r;
-}
-
-/* The state dir holds the journal: create it private, and take its lock so
- * that a --once or --rollback never races a running daemon. */
-static int open_state_dir(const char *dir, int *ret_lock)
-{
-	char *lock = xasprintf("%s/lock", dir);
-	int fd, r = 0;
-
-	if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
-		r = -errno;
-		fprintf(stderr, "mmbatchd: cannot create state dir %s: %s\n", dir, strerror(-r));
-		goto out;
-	}
-	fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd < 0) {
-		r = -errno;
-		fprintf(stderr, "mmbatchd: cannot open %s: %s\n", lock, strerror(-r));
-		goto out;
-	}
-	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-		r = -errno;
-		fprintf(stderr, "mmbatchd: %s is in use by another mmbatchd (%s)\n", dir, strerror(-r));
-		close(fd);
-		goto out;
-	}
-	*ret_lock = fd;
-out:
-	free(lock);
 	return r;
 }
 
@@ -376,7 +349,18 @@ int main(int argc, char **argv)
 		if (load_and_plan(&c, &p, &pl) < 0)
 			return EXIT_BAD_INPUT;
 		if (c.mode == MODE_CHECK) {
+			struct mb_error err = { "" };
+			const struct mark *m = &p->metrics_file_mark;
 			size_t absent = 0;
+
+			/* The daemon's own check (metricsdir.h), so that --check
+			 * never passes a path the daemon then refuses. */
+			if (metricsdir_check(c.metrics_file ? c.metrics_file : p->metrics_file,
+					     c.metrics_file ? NULL : m->file, m->line, m->col, c.state_dir, &err) < 0) {
+				fprintf(stderr, "%s\n", err.msg);
+				status = EXIT_BAD_INPUT;
+				break;
+			}
 
 			for (size_t i = 0; i < pl->n; i++)
 				absent += pl->items[i].absent;
@@ -401,7 +385,8 @@ int main(int argc, char **argv)
 		 * or ^C can always stop them. */
 		if (c.mode == MODE_DAEMON)
 			block_daemon_signals();
-		if (open_state_dir(c.state_dir, &lock) < 0) {
+		lock = statedir_open(c.state_dir);
+		if (lock < 0) {
 			status = EXIT_FAIL;
 			break;
 		}
@@ -415,7 +400,8 @@ int main(int argc, char **argv)
 		p = NULL;
 		break;
 	case MODE_ROLLBACK:
-		if (open_state_dir(c.state_dir, &lock) < 0) {
+		lock = statedir_open(c.state_dir);
+		if (lock < 0) {
 			status = EXIT_FAIL;
 			break;
 		}

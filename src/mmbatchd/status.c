@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include "metricsdir.h"
 #include "util.h"
 
 static const char *original_of(const struct status_info *si, const struct plan_item *it)
@@ -100,53 +101,6 @@ static void metric_u64(struct strbuf *b, const char *name, const char *type, con
 	metric(b, name, type, help, num);
 }
 
-/* Opens the directory the metrics file goes into. It must not be the state
- * directory (compared by device and inode, so no other spelling or symlink
- * reaches it): a metrics file named like the journal or the lock would
- * replace it with Prometheus text. */
-static int metrics_dir_open(const char *path, const char *state_dir, const char **ret_name, const char **why)
-{
-	struct stat dir_st, state_st;
-	int fd;
-
-	*why = NULL;
-	if (path[0] != '/') {
-		*why = "must be an absolute path";
-		return -EINVAL;
-	}
-	fd = open_parent_dir(path, ret_name);
-	if (fd < 0)
-		return fd;
-	if (!**ret_name || strcmp(*ret_name, ".") == 0 || strcmp(*ret_name, "..") == 0) {
-		close(fd);
-		*why = "must name a file";
-		return -EINVAL;
-	}
-	if (fstat(fd, &dir_st) < 0) {
-		int r = -errno;
-
-		close(fd);
-		return r;
-	}
-	if (stat(state_dir, &state_st) == 0 && dir_st.st_dev == state_st.st_dev && dir_st.st_ino == state_st.st_ino) {
-		close(fd);
-		*why = "is inside the state directory (it would replace the journal or the lock)";
-		return -EPERM;
-	}
-	return fd;
-}
-
-int metrics_path_check(const char *path, const char *state_dir, const char **why)
-{
-	const char *name;
-	int fd = metrics_dir_open(path, state_dir, &name, why);
-
-	if (fd < 0)
-		return fd;
-	close(fd);
-	return 0;
-}
-
 int metrics_save(const char *path, const char *state_dir, const struct status_info *si)
 {
 	const char *name, *why;
@@ -175,8 +129,8 @@ int metrics_save(const char *path, const char *state_dir, const struct status_in
 	metric(&b, "last_drain_cost_seconds", "gauge", "Wall time of the last drain.", num);
 	metric_u64(&b, "netlink_overruns_total", "counter", "Exit-event socket overruns (events lost).", si->overruns);
 	metric_u64(&b, "error", "gauge", "1 when the last reload or drain failed.", si->last_error != NULL);
-	/* Checked again at every write: the directory may have been swapped. */
-	dirfd = metrics_dir_open(path, state_dir, &name, &why);
+	/* Checked again at every write: a directory may have been swapped. */
+	dirfd = metricsdir_open(path, state_dir, &name, &why);
 	if (dirfd < 0) {
 		sb_free(&b);
 		return dirfd;

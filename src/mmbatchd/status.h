@@ -34,13 +34,9 @@ struct status_info {
 char *status_json(const struct status_info *si);
 
 int status_save(const char *state_dir, const struct status_info *si);
-/* Writes the Prometheus textfile; refuses (-EPERM) a path whose directory is
- * the state directory, and never writes through a symlink. */
+/* Writes the Prometheus textfile; refuses a path metricsdir_open() refuses
+ * (one inside the state tree, through a symlink, ...). Negative errno. */
 int metrics_save(const char *path, const char *state_dir, const struct status_info *si);
-
-/* The same refusal, up front: 0, or a negative errno with *why set (or
- * NULL: then strerror of the errno says it). */
-int metrics_path_check(const char *path, const char *state_dir, const char **why);
 
 /* --status: prints status.json; "running" becomes "dead" when its pid is
  * gone. Without a status file prints {"state":"inactive"}. Negative errno. */

@@ -113,7 +113,7 @@ ctl rb1 rollback
 expect_eq "rollback (service inactive): exit" 0 "$RC"
 expect_match "rollback (service inactive): says which" "mmbatchd.service is not active \(inactive\): restoring the journal with mmbatchd --rollback" "$(flat rb1)"
 expect_eq "rollback (service inactive): values back" "60 20" "$(knobs)"
-expect_absent "rollback (service inactive): journal" "$STATE/journal"
+expect_absent "rollback (service inactive): journal" "$STATE/mmbatchd/journal"
 expect_eq "rollback (service inactive): no systemctl stop" "is-active mmbatchd.service" "$(calls)"
 
 echo "== status without a daemon"
@@ -149,7 +149,7 @@ expect_eq "rollback (service active): exit" 0 "$RC"
 expect_match "rollback (service active): says which" "mmbatchd.service is active: stopping it \(systemctl stop mmbatchd\).*rolled back: mmbatchd.service is stopped" "$(flat rb2)"
 expect_eq "rollback (service active): systemctl calls" "is-active mmbatchd.service;stop mmbatchd.service" "$(calls)"
 expect_eq "rollback (service active): values back" "60 20" "$(knobs)"
-expect_absent "rollback (service active): journal" "$STATE/journal"
+expect_absent "rollback (service active): journal" "$STATE/mmbatchd/journal"
 DAEMON_RC=0
 wait "$DAEMON_PID" || DAEMON_RC=$?
 DAEMON_PID=

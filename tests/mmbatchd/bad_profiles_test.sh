@@ -47,8 +47,8 @@ for f in "$T"/bad/*.yaml; do
 	esac
 	capture rc "$MMBATCHD" --once "$f" --root "$ROOT" --state-dir "$STATE"
 	expect_eq "$name: exit status and error" "2 $expect" "$rc $rc_out"
-	expect_absent "$name: journal" "$STATE/journal"
-	rm -f "$STATE/journal"
+	expect_absent "$name: journal" "$STATE/mmbatchd/journal"
+	rm -f "$STATE/mmbatchd/journal"
 	expect_eq "$name: fake tree" "$before" "$(tree_sum "$ROOT")"
 done
 expect_eq "tree checksum after $count bad profiles" "$before" "$(tree_sum "$ROOT")"

@@ -62,7 +62,7 @@ expect_eq "vm.dirty_ratio after --once (include overridden)" 15 "$(knob proc/sys
 expect_eq "THP enabled after --once" never "$(knob sys/kernel/mm/transparent_hugepage/enabled)"
 expect_eq "numa_balancing mtime (not written)" 2001 "$(date -r "$ROOT/proc/sys/kernel/numa_balancing" +%Y)"
 expect_eq "THP defrag mtime (not written)" 2001 "$(date -r "$ROOT/sys/kernel/mm/transparent_hugepage/defrag" +%Y)"
-expect_eq "journal mode" 600 "$(stat -c %a "$STATE/journal")"
+expect_eq "journal mode" 600 "$(stat -c %a "$STATE/mmbatchd/journal")"
 expect_eq "journal content" "# mmbatchd journal v2
 boot_id	$FAKE_BOOT_ID
 profile	$PROFILES/p.yaml
@@ -70,7 +70,7 @@ profile	$PROFILES/p.yaml
 /proc/sys/vm/dirty_ratio	20
 /proc/sys/kernel/numa_balancing	1
 /sys/kernel/mm/transparent_hugepage/enabled	madvise
-/sys/kernel/mm/transparent_hugepage/defrag	madvise" "$(cat "$STATE/journal")"
+/sys/kernel/mm/transparent_hugepage/defrag	madvise" "$(cat "$STATE/mmbatchd/journal")"
 line=$(printf '%s\n' "$log" | grep -F "'vm.swappiness' (60) -> (30)" || true)
 expect_eq "change log line" "mmbatchd: 'vm.swappiness' (60) -> (30) applied; undo: echo '60' > $ROOT/proc/sys/vm/swappiness" "$line"
 changes=$(printf '%s\n' "$log" | grep -c -- ') -> (' || true)
@@ -88,7 +88,7 @@ expect_eq "--verify drift list" "drifted: 'vm.swappiness' live (35) profile (30)
 # A second --once keeps the first originals.
 capture rc "$MMBATCHD" --once "$PROFILES/p.yaml" --root "$ROOT" --state-dir "$STATE"
 expect_ok "second --once" "$rc" "$rc_out"
-orig=$(grep swappiness "$STATE/journal" | cut -f2)
+orig=$(grep swappiness "$STATE/mmbatchd/journal" | cut -f2)
 expect_eq "original kept by a second --once" 60 "$orig"
 
 out=$("$MMBATCHD" --status --state-dir "$STATE")
@@ -99,7 +99,7 @@ expect_ok "--rollback" "$rc" "$rc_out"
 expect_eq "vm.swappiness after --rollback" 60 "$(knob proc/sys/vm/swappiness)"
 expect_eq "vm.dirty_ratio after --rollback" 20 "$(knob proc/sys/vm/dirty_ratio)"
 expect_eq "THP enabled after --rollback" madvise "$(knob sys/kernel/mm/transparent_hugepage/enabled)"
-expect_absent "journal after --rollback" "$STATE/journal"
+expect_absent "journal after --rollback" "$STATE/mmbatchd/journal"
 out=$("$MMBATCHD" --rollback --root "$ROOT" --state-dir "$STATE" 2>&1) && rc=0 || rc=$?
 expect_eq "--rollback without a journal" "0 mmbatchd: no journal of this boot in $STATE, nothing to roll back" "$rc $out"
 

@@ -17,7 +17,7 @@ printf 'sysctl:\n  vm.swappiness: 15\n' > "$PROFILES/second.yaml"
 start_daemon "$PROFILES/first.yaml"
 kill -KILL "$DAEMON_PID"; wait "$DAEMON_PID" 2>/dev/null || true; DAEMON_PID=
 expect_eq "swappiness after kill -9" 10 "$(knob proc/sys/vm/swappiness)"
-expect_exists "journal after kill -9" "$STATE/journal"
+expect_exists "journal after kill -9" "$STATE/mmbatchd/journal"
 expect_eq "--status after kill -9" '"dead"' "$(status_field .state)"
 
 : > "$T/daemon.log"
@@ -25,7 +25,7 @@ start_daemon "$PROFILES/second.yaml"
 expect_eq "swappiness after restart" 15 "$(knob proc/sys/vm/swappiness)"
 expect_eq "dirty_ratio (only in the first profile) restored" 20 "$(knob proc/sys/vm/dirty_ratio)"
 expect_eq "THP (only in the first profile) restored" madvise "$(knob sys/kernel/mm/transparent_hugepage/enabled)"
-expect_eq "new journal holds the true original" "/proc/sys/vm/swappiness	60" "$(tail -n +4 "$STATE/journal")"
+expect_eq "new journal holds the true original" "/proc/sys/vm/swappiness	60" "$(tail -n +4 "$STATE/mmbatchd/journal")"
 order=$(grep -E -o "'vm.swappiness' \([0-9]+\) -> \([0-9]+\) (restored|applied)" "$T/daemon.log" | tr '\n' ';')
 expect_eq "restore before apply" "'vm.swappiness' (10) -> (60) restored;'vm.swappiness' (60) -> (15) applied;" "$order"
 

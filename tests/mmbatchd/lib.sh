@@ -4,7 +4,8 @@
 #
 # setup          makes $T (a scratch dir, removed on exit), $ROOT (fake
 #                /proc+/sys tree, with the boot id $FAKE_BOOT_ID), $STATE
-#                (state dir) and $PROFILES (profile dir)
+#                (state dir, with the journal's directory $STATE/mmbatchd)
+#                and $PROFILES (profile dir)
 # fake_knob P V  creates $ROOT/P holding V (mode 0644)
 # knob P         the contents of $ROOT/P
 # start_daemon, wait_status, status_field, wait_reloads, wait_last_error,
@@ -27,7 +28,7 @@ setup() {
 	ROOT=$T/root STATE=$T/state PROFILES=$T/profiles
 	mkdir -p "$ROOT/proc/sys/vm" "$ROOT/proc/sys/kernel" "$ROOT/sys/kernel/mm/transparent_hugepage" \
 		"$ROOT/sys/devices/system/node/node0" "$PROFILES"
-	mkdir -m 0700 "$STATE"
+	mkdir -m 0700 "$STATE" "$STATE/mmbatchd"
 	# The journal records the boot id; a fixed one stands for this boot.
 	fake_knob proc/sys/kernel/random/boot_id "$FAKE_BOOT_ID"
 }

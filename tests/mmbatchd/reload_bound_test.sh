@@ -116,4 +116,4 @@ expect_eq "largest reload: knobs applied" 1024 "$(grep -c "nr_hugepages' (0) -> 
 expect_eq "largest reload: rollback logged" 1 "$(grep -c "rolled back 1024 value(s)" "$T/daemon.log" || true)"
 expect_eq "largest reload: swappiness restored" 60 "$(knob proc/sys/vm/swappiness)"
 expect_eq "largest reload: tree" "$before" "$(tree_sum "$ROOT")"
-expect_absent "largest reload: journal" "$STATE/journal"
+expect_absent "largest reload: journal" "$STATE/mmbatchd/journal"

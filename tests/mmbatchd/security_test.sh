@@ -41,36 +41,36 @@ expect_eq "--plan with kernel.core_pattern" "$want" "$(run --plan "$PROFILES/esc
 expect_eq "--once with kernel.core_pattern" "$want" "$(run --once "$PROFILES/escape.yaml")"
 expect_eq "daemon with kernel.core_pattern" "$want" "$(run --profile "$PROFILES/escape.yaml" --foreground)"
 expect_eq "tree after the escape profile" "$before" "$(tree_sum "$ROOT")"
-expect_absent "journal after the escape profile" "$STATE/journal"
+expect_absent "journal after the escape profile" "$STATE/mmbatchd/journal"
 printf '# mmbatchd journal v2\nboot_id\t%s\nprofile\t/etc/mmbatch/mmbatchd.yaml\n/proc/sys/kernel/core_pattern\t|/usr/local/sbin/x %%p\n' \
-	"$FAKE_BOOT_ID" > "$STATE/journal"
-chmod 0600 "$STATE/journal"
+	"$FAKE_BOOT_ID" > "$STATE/mmbatchd/journal"
+chmod 0600 "$STATE/mmbatchd/journal"
 expect_eq "--rollback of a journal naming kernel/core_pattern" \
-	"2 $STATE/journal:4:1: refusing journal entry '/proc/sys/kernel/core_pattern': not an mm tuning key (mmbatchd --list-keys lists them)" \
+	"2 $STATE/mmbatchd/journal:4:1: refusing journal entry '/proc/sys/kernel/core_pattern': not an mm tuning key (mmbatchd --list-keys lists them)" \
 	"$(run --rollback)"
 expect_eq "kernel.core_pattern after that rollback" core "$(knob proc/sys/kernel/core_pattern)"
-rm -f "$STATE/journal"
+rm -f "$STATE/mmbatchd/journal"
 
 # 2. Metrics file aimed at the daemon's own state.
 printf 'sysctl:\n  vm.swappiness: 10\n' > "$PROFILES/p.yaml"
 for name in journal lock; do
 	expect_eq "--metrics-file \$STATE/$name" \
-		"2 mmbatchd: --metrics-file: '$STATE/$name' is inside the state directory (it would replace the journal or the lock)" \
+		"2 mmbatchd: --metrics-file: '$STATE/$name' is inside the state directory (it would replace the journal, the lock or the canary's state)" \
 		"$(run --profile "$PROFILES/p.yaml" --foreground --metrics-file "$STATE/$name")"
 done
 ln -s "$STATE" "$T/state-link"
 printf 'sysctl:\n  vm.swappiness: 10\nmetrics_file: %s\n' "$T/state-link/journal" > "$PROFILES/m.yaml"
 expect_eq "metrics_file through a symlink to the state dir" \
-	"2 mmbatchd: $PROFILES/m.yaml:3:15: metrics_file '$T/state-link/journal' is inside the state directory (it would replace the journal or the lock)" \
+	"2 mmbatchd: $PROFILES/m.yaml:3:15: metrics_file '$T/state-link/journal' has a symlink on its directory path" \
 	"$(run --profile "$PROFILES/m.yaml" --foreground)"
 expect_eq "tree after the refused metrics files" "$before" "$(tree_sum "$ROOT")"
-expect_absent "journal after the refused metrics files" "$STATE/journal"
+expect_absent "journal after the refused metrics files" "$STATE/mmbatchd/journal"
 # A reload to such a profile fails and keeps the journal a journal.
 start_daemon "$PROFILES/p.yaml"
 cp "$PROFILES/m.yaml" "$PROFILES/p.yaml"
 kill -HUP "$DAEMON_PID"
 wait_last_error
-expect_eq "journal header after the refused reload" "# mmbatchd journal v2" "$(head -n1 "$STATE/journal")"
+expect_eq "journal header after the refused reload" "# mmbatchd journal v2" "$(head -n1 "$STATE/mmbatchd/journal")"
 kill -9 "$DAEMON_PID"; wait "$DAEMON_PID" 2>/dev/null || true; DAEMON_PID=
 expect_eq "vm.swappiness after kill -9" 10 "$(knob proc/sys/vm/swappiness)"
 rc=0; "$MMBATCHD" --rollback --root "$ROOT" --state-dir "$STATE" 2>/dev/null || rc=$?
@@ -86,7 +86,7 @@ mkdir -p "$(dirname "$PROFILES/$evil_name")"
 printf 'sysctl:\n  vm.swappiness: 10\n' > "$PROFILES/$evil_name"
 rc=0; "$MMBATCHD" --once "$PROFILES/$evil_name" --root "$ROOT" --state-dir "$STATE" > "$T/once.log" 2>&1 || rc=$?
 expect_eq "--once with a newline in the profile path: exit" 0 "$rc"
-expect_eq "journal lines (header, boot id, profile, one entry)" 4 "$(wc -l < "$STATE/journal")"
+expect_eq "journal lines (header, boot id, profile, one entry)" 4 "$(wc -l < "$STATE/mmbatchd/journal")"
 rc=0; "$MMBATCHD" --rollback --root "$ROOT" --state-dir "$STATE" 2>/dev/null || rc=$?
 expect_eq "--rollback: exit" 0 "$rc"
 expect_eq "vm.dirty_ratio after that rollback (no injected entry)" 20 "$(knob proc/sys/vm/dirty_ratio)"
@@ -97,10 +97,11 @@ expect_eq "log lines starting with the injected text" 0 "$forged"
 # 4. Byte-exact rollback of a text with brackets (and a tab).
 orig=$'/crash/core [%e] %p\tx'
 fake_knob proc/sys/vm/numa_zonelist_order "$orig"
-printf 'sysctl:\n  vm.numa_zonelist_order: "%%p"\n' > "$PROFILES/text.yaml"
+# (The one text sysctl; the file always reads "Node", its only value.)
+printf 'sysctl:\n  vm.numa_zonelist_order: Node\n' > "$PROFILES/text.yaml"
 capture rc "$MMBATCHD" --once "$PROFILES/text.yaml" --root "$ROOT" --state-dir "$STATE"
 expect_ok "--once of a text value" "$rc" "$rc_out"
-expect_eq "text value applied" "%p" "$(knob proc/sys/vm/numa_zonelist_order)"
+expect_eq "text value applied" "Node" "$(knob proc/sys/vm/numa_zonelist_order)"
 capture rc "$MMBATCHD" --rollback --root "$ROOT" --state-dir "$STATE"
 expect_ok "--rollback of a text value" "$rc" "$rc_out"
 expect_eq "text value after rollback (byte-exact)" "$orig" "$(knob proc/sys/vm/numa_zonelist_order)"
@@ -117,7 +118,7 @@ capture rc sh -c "$undo"
 expect_ok "the undo line runs ($undo)" "$rc" "$rc_out"
 expect_absent "file touched by the undo line" "$T/pwned"
 expect_eq "value after running the undo line" "$orig" "$(knob proc/sys/vm/numa_zonelist_order)"
-rm -f "$STATE/journal"
+rm -f "$STATE/mmbatchd/journal"
 
 # 6. A newline in a process name (and in a path, 3. above) never starts a
 #    log line: the exit shows it escaped. (min_rss_mb high enough that the
@@ -135,11 +136,11 @@ expect_eq "qualifying-exit lines naming the process, escaped" 1 \
 stop_daemon
 
 # 7. A FIFO as the journal: refused at once, by --rollback and by a start.
-mkfifo -m 0600 "$STATE/journal"
-expect_eq "FIFO journal, --rollback" "2 $STATE/journal:1:1: refusing untrusted journal: not a regular file" "$(run --rollback)"
+mkfifo -m 0600 "$STATE/mmbatchd/journal"
+expect_eq "FIFO journal, --rollback" "2 $STATE/mmbatchd/journal:1:1: refusing untrusted journal: not a regular file" "$(run --rollback)"
 out=$(run --profile "$PROFILES/p.yaml" --foreground)
 expect_eq "FIFO journal, daemon start: exit" 2 "${out%% *}"
-rm -f "$STATE/journal"
+rm -f "$STATE/mmbatchd/journal"
 # timeout(1) stops a one-shot mode (they keep SIGTERM's default action).
 mkfifo -m 0644 "$T/blocker"
 rc=0; timeout -k 3 -s TERM 1 "$MMBATCHD" --check "$T/blocker" --root "$ROOT" > /dev/null 2>&1 || rc=$?
@@ -147,20 +148,20 @@ expect_match "--check on a FIFO ends by itself or by SIGTERM: exit status" '^(12
 
 # 8. Journals of another boot are discarded; one of this boot is restored.
 stale() {
-	printf '# mmbatchd journal v2\nboot_id\t11111111-2222-3333-4444-555555555555\nprofile\t/etc/mmbatch/mmbatchd.yaml\n/proc/sys/vm/swappiness\t1\n' > "$STATE/journal"
-	chmod 0600 "$STATE/journal"
+	printf '# mmbatchd journal v2\nboot_id\t11111111-2222-3333-4444-555555555555\nprofile\t/etc/mmbatch/mmbatchd.yaml\n/proc/sys/vm/swappiness\t1\n' > "$STATE/mmbatchd/journal"
+	chmod 0600 "$STATE/mmbatchd/journal"
 }
 fake_knob proc/sys/vm/swappiness 60
 stale
 out=$(run --rollback)
-expect_eq "--rollback of another boot's journal" "0 mmbatchd: $STATE/journal:2:1: journal is from another boot (boot id 11111111-2222-3333-4444-555555555555, this boot $FAKE_BOOT_ID); its values did not survive the reboot, discarding it
+expect_eq "--rollback of another boot's journal" "0 mmbatchd: $STATE/mmbatchd/journal:2:1: journal is from another boot (boot id 11111111-2222-3333-4444-555555555555, this boot $FAKE_BOOT_ID); its values did not survive the reboot, discarding it
 mmbatchd: no journal of this boot in $STATE, nothing to roll back" "$out"
 expect_eq "vm.swappiness after it (not restored)" 60 "$(knob proc/sys/vm/swappiness)"
-expect_absent "that journal after --rollback" "$STATE/journal"
+expect_absent "that journal after --rollback" "$STATE/mmbatchd/journal"
 stale
 capture rc "$MMBATCHD" --once "$PROFILES/p.yaml" --root "$ROOT" --state-dir "$STATE"
 expect_ok "--once over another boot's journal" "$rc" "$rc_out"
-expect_eq "--once over another boot's journal records this boot's original" "/proc/sys/vm/swappiness	60" "$(tail -n +4 "$STATE/journal")"
+expect_eq "--once over another boot's journal records this boot's original" "/proc/sys/vm/swappiness	60" "$(tail -n +4 "$STATE/mmbatchd/journal")"
 capture rc "$MMBATCHD" --rollback --root "$ROOT" --state-dir "$STATE"
 expect_ok "--rollback of this boot's journal" "$rc" "$rc_out"
 stale
@@ -168,6 +169,6 @@ start_daemon "$PROFILES/p.yaml"
 expect_eq "start over another boot's journal: discarded in the log" 1 "$(grep -c 'journal is from another boot.*discarding it' "$T/daemon.log" || true)"
 expect_eq "start over another boot's journal: restore lines" 0 "$(grep -c 'restoring' "$T/daemon.log" || true)"
 expect_eq "vm.swappiness applied" 10 "$(knob proc/sys/vm/swappiness)"
-expect_eq "new journal: this boot, the true original" "boot_id	$FAKE_BOOT_ID /proc/sys/vm/swappiness	60" "$(sed -n 2p "$STATE/journal") $(tail -n +4 "$STATE/journal")"
+expect_eq "new journal: this boot, the true original" "boot_id	$FAKE_BOOT_ID /proc/sys/vm/swappiness	60" "$(sed -n 2p "$STATE/mmbatchd/journal") $(tail -n +4 "$STATE/mmbatchd/journal")"
 stop_daemon
 expect_eq "vm.swappiness after stop (this boot's original)" 60 "$(knob proc/sys/vm/swappiness)"

@@ -79,4 +79,4 @@ expect_eq "trusted symlink to another user's directory" \
 	"$(refused "$P/evil-dir/own.yaml" "directory '$T/evil' on its path is not owned by root")" "$(run --check "$P/evil-dir/own.yaml")"
 
 expect_eq "tree after the refused profiles" "$before" "$(tree_sum "$ROOT")"
-expect_absent "journal after the refused profiles" "$STATE/journal"
+expect_absent "journal after the refused profiles" "$STATE/mmbatchd/journal"

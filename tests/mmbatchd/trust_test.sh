@@ -31,19 +31,19 @@ printf 'sysctl:\n  vm.dirty_ratio: 5\n' > "$PROFILES/inc.yaml"
 chmod 0664 "$PROFILES/inc.yaml"
 expect_eq "group-writable include" "2 $PROFILES/top.yaml:1:11: refusing untrusted include '$PROFILES/inc.yaml': group- or world-writable" "$(run --once "$PROFILES/top.yaml")"
 expect_eq "tree after refused profiles" "$before" "$(tree_sum "$ROOT")"
-expect_absent "journal after refused profiles" "$STATE/journal"
+expect_absent "journal after refused profiles" "$STATE/mmbatchd/journal"
 
 # A valid journal, then tampered copies of it.
 capture rc "$MMBATCHD" --once "$PROFILES/p.yaml" --root "$ROOT" --state-dir "$STATE"
 expect_ok "--once" "$rc" "$rc_out"
 applied=$(tree_sum "$ROOT")
-cp "$STATE/journal" "$T/journal.good"
+cp "$STATE/mmbatchd/journal" "$T/journal.good"
 
 # 1. an entry outside the allowlists (dirty_ratio is listed first, so a
 #    restore that wrote entries one by one would change it)
-{ head -3 "$T/journal.good"; printf '/proc/sys/vm/dirty_ratio\t99\n/etc/passwd\troot::0:0::/:/bin/sh\n'; tail -n +4 "$T/journal.good"; } > "$STATE/journal"
-chmod 0600 "$STATE/journal"
-expect_eq "journal naming /etc/passwd" "2 $STATE/journal:5:1: refusing journal entry '/etc/passwd': outside the allowed trees (mm sysctls, /sys/kernel/mm, /sys/devices/system/node)" "$(run --rollback)"
+{ head -3 "$T/journal.good"; printf '/proc/sys/vm/dirty_ratio\t99\n/etc/passwd\troot::0:0::/:/bin/sh\n'; tail -n +4 "$T/journal.good"; } > "$STATE/mmbatchd/journal"
+chmod 0600 "$STATE/mmbatchd/journal"
+expect_eq "journal naming /etc/passwd" "2 $STATE/mmbatchd/journal:5:1: refusing journal entry '/etc/passwd': outside the allowed trees (mm sysctls, /sys/kernel/mm, /sys/devices/system/node)" "$(run --rollback)"
 expect_eq "tree after the refused rollback" "$applied" "$(tree_sum "$ROOT")"
 rc=0; timeout 30 "$MMBATCHD" --profile "$PROFILES/p.yaml" --root "$ROOT" --state-dir "$STATE" --foreground >"$T/start.log" 2>&1 || rc=$?
 expect_eq "daemon start with that journal: exit" 2 "$rc"
@@ -54,20 +54,20 @@ expect_eq "tree after the refused start" "$applied" "$(tree_sum "$ROOT")"
 # 2. an allowed-looking path whose symlink leads outside
 ln -s "$T/outside" "$ROOT/sys/kernel/mm/evil"
 applied_link=$(tree_sum "$ROOT")   # tree_sum sees the symlink too
-{ head -3 "$T/journal.good"; printf '/proc/sys/vm/dirty_ratio\t99\n/sys/kernel/mm/evil\tpwned\n'; } > "$STATE/journal"
+{ head -3 "$T/journal.good"; printf '/proc/sys/vm/dirty_ratio\t99\n/sys/kernel/mm/evil\tpwned\n'; } > "$STATE/mmbatchd/journal"
 expect_eq "journal entry through a symlink" "2 mmbatchd: rollback: journal: refusing to restore '/sys/kernel/mm/evil': resolves (through a symlink) outside its allowed tree" "$(run --rollback)"
 expect_eq "file behind the symlink" precious "$(cat "$T/outside")"
 expect_eq "tree after the refused symlink rollback" "$applied_link" "$(tree_sum "$ROOT")"
 rm "$ROOT/sys/kernel/mm/evil"
 
 # 3. the journal itself not trusted
-cp "$T/journal.good" "$STATE/journal"
-chmod 0606 "$STATE/journal"
-expect_eq "world-writable journal" "2 $STATE/journal:1:1: refusing untrusted journal: group- or world-writable" "$(run --rollback)"
-chmod 0600 "$STATE/journal"; chown 65534 "$STATE/journal"
-expect_eq "journal owned by another user" "2 $STATE/journal:1:1: refusing untrusted journal: not owned by root" "$(run --rollback)"
+cp "$T/journal.good" "$STATE/mmbatchd/journal"
+chmod 0606 "$STATE/mmbatchd/journal"
+expect_eq "world-writable journal" "2 $STATE/mmbatchd/journal:1:1: refusing untrusted journal: group- or world-writable" "$(run --rollback)"
+chmod 0600 "$STATE/mmbatchd/journal"; chown 65534 "$STATE/mmbatchd/journal"
+expect_eq "journal owned by another user" "2 $STATE/mmbatchd/journal:1:1: refusing untrusted journal: not owned by root" "$(run --rollback)"
 expect_eq "tree after refused journals" "$applied" "$(tree_sum "$ROOT")"
-chown 0 "$STATE/journal"
+chown 0 "$STATE/mmbatchd/journal"
 rc=0; "$MMBATCHD" --rollback --root "$ROOT" --state-dir "$STATE" 2>/dev/null || rc=$?
 expect_eq "the good journal restores" 0 "$rc"
 expect_eq "tree after the good rollback" "$before" "$(tree_sum "$ROOT")"

@@ -46,10 +46,10 @@ vg_run 0 --rollback --root "$ROOT" --state-dir "$STATE"
 vg_run 0 --status --state-dir "$STATE"
 vg_run 0 --list-keys
 # A journal of another boot: read, refused, discarded.
-printf '# mmbatchd journal v2\nboot_id\t11111111-2222-3333-4444-555555555555\nprofile\tx\n/proc/sys/vm/swappiness\t1\n' > "$STATE/journal"
-chmod 0600 "$STATE/journal"
+printf '# mmbatchd journal v2\nboot_id\t11111111-2222-3333-4444-555555555555\nprofile\tx\n/proc/sys/vm/swappiness\t1\n' > "$STATE/mmbatchd/journal"
+chmod 0600 "$STATE/mmbatchd/journal"
 vg_run 0 --rollback --root "$ROOT" --state-dir "$STATE"
-expect_absent "the other boot's journal after --rollback" "$STATE/journal"
+expect_absent "the other boot's journal after --rollback" "$STATE/mmbatchd/journal"
 
 # wait_for JQ-FILTER VALUE: until status.json's JQ-FILTER is VALUE (60 s:
 # valgrind is slow); a daemon that never gets there ends the test.

@@ -24,7 +24,7 @@ int __wrap_knob_write(const char *real, const char *value)
 		char path[600];
 		struct stat st;
 
-		snprintf(path, sizeof(path), "%s/journal", journal_expected_in);
+		snprintf(path, sizeof(path), "%s/mmbatchd/journal", journal_expected_in);
 		assert_int_equal(stat(path, &st), 0);
 		assert_int_equal(st.st_mode & 07777, 0600);
 	}
@@ -188,12 +188,12 @@ static void test_tampered_journal(void **state)
 	char link[600];
 
 	/* Outside the allowlist: refused while loading. */
-	fake_write(f->state, "journal", "# mmbatchd journal v2\nboot_id\t" FAKE_BOOT_ID "\nprofile\tx\n/proc/sys/vm/swappiness\t1\n/proc/sys/fs/suid_dumpable\t2\n");
+	fake_write(f->state, "mmbatchd/journal", "# mmbatchd journal v2\nboot_id\t" FAKE_BOOT_ID "\nprofile\tx\n/proc/sys/vm/swappiness\t1\n/proc/sys/fs/suid_dumpable\t2\n");
 	chmod(f->state, 0700);
 	{
 		char path[600];
 
-		snprintf(path, sizeof(path), "%s/journal", f->state);
+		snprintf(path, sizeof(path), "%s/mmbatchd/journal", f->state);
 		chmod(path, 0600);
 	}
 	assert_int_equal(journal_load(f->state, FAKE_BOOT_ID, &j, &err), -EPERM);
@@ -213,11 +213,11 @@ static void test_tampered_journal(void **state)
 	journal_free(j);
 
 	/* Malformed lines. */
-	fake_write(f->state, "journal", "not a journal\n");
+	fake_write(f->state, "mmbatchd/journal", "not a journal\n");
 	{
 		char path[600];
 
-		snprintf(path, sizeof(path), "%s/journal", f->state);
+		snprintf(path, sizeof(path), "%s/mmbatchd/journal", f->state);
 		chmod(path, 0600);
 	}
 	assert_int_equal(journal_load(f->state, FAKE_BOOT_ID, &j, &err), -EINVAL);
