@@ -254,6 +254,70 @@ done < "$vm_tmp/plan.baseline"
 vm_run_expect "mmbench integrity --kind file --dir /var/tmp (ext4)" 0 \
 	mmbench integrity --kind file --dir /var/tmp --seconds 10 --pages 1024 --min-migrations 16
 
+# 5c. Issue 41, from inside the running units: mmbatchd holds CAP_NET_ADMIN
+#     in neither its effective nor its permitted set once its exit watcher
+#     is registered, reload included (the bounding set keeps it: the unit
+#     grants no CAP_SETPCAP; NoNewPrivs stops an exec from regaining it);
+#     the documented textfile-collector path works; the smoke unit's sandbox
+#     cannot write the journal's directory; the state tree is 0700.
+#     prometheus-node-exporter is not installed: its directory is made as
+#     Debian's package makes it (owned by the collector's user), before the
+#     start, since ReadWritePaths= needs it then.
+prom_dir=/var/lib/prometheus/node-exporter
+install -d -m 0755 -o nobody "$prom_dir"
+cp "$profile" "$vm_tmp/profile.orig"
+grep -q '^metrics_file:' "$profile" || printf 'metrics_file: %s/mmbatchd.prom\n' "$prom_dir" >> "$profile"
+chmod 0755 /var/lib/mmbatch
+systemctl start mmbatchd.service
+vm_expect "mmbatchd.service started again (5c)" active "$(systemctl is-active mmbatchd.service 2>&1)"
+main_pid=$(systemctl show -P MainPID mmbatchd.service 2>&1)
+# cap_bit FIELD: CAP_NET_ADMIN (bit 12) of FIELD in the daemon's status.
+cap_bit() {
+	_hex=$(awk -v f="$1:" '$1 == f { print $2 }' "/proc/$main_pid/status" 2>/dev/null)
+	[ -n "$_hex" ] || { echo "no $1"; return; }
+	echo $(( (0x$_hex >> 12) & 1 ))
+}
+grep -E '^(Cap(Eff|Prm|Bnd)|NoNewPrivs):' "/proc/$main_pid/status" | sed 's/^/    | /'
+for when in "after start" "after reload"; do
+	if [ "$when" = "after reload" ]; then
+		systemctl reload mmbatchd.service
+		vm_expect "mmbatchd.service after reload" active "$(systemctl is-active mmbatchd.service 2>&1)"
+		vm_expect "MainPID after reload (the same process)" "$main_pid" "$(systemctl show -P MainPID mmbatchd.service 2>&1)"
+		grep -E '^(Cap(Eff|Prm|Bnd)|NoNewPrivs):' "/proc/$main_pid/status" | sed 's/^/    | /'
+	fi
+	vm_expect "CAP_NET_ADMIN in mmbatchd's CapEff $when" 0 "$(cap_bit CapEff)"
+	vm_expect "CAP_NET_ADMIN in mmbatchd's CapPrm $when" 0 "$(cap_bit CapPrm)"
+	vm_expect "mmbatchd's NoNewPrivs $when" 1 "$(awk '$1 == "NoNewPrivs:" { print $2 }' "/proc/$main_pid/status")"
+	vm_expect "mmbatchd's status $when: drain on exit" true \
+		"$(mmbatchd --status | sed -n 's/.*"drain":{"on_exit":\([a-z]*\).*/\1/p')"
+done
+vm_expect "state dir mode (StateDirectoryMode= and the daemon's own check)" 700 "$(stat -c %a /var/lib/mmbatch)"
+vm_expect "journal dir mode" 700 "$(stat -c %a /var/lib/mmbatch/mmbatchd)"
+vm_expect "journal in /var/lib/mmbatch/mmbatchd" yes "$([ -f /var/lib/mmbatch/mmbatchd/journal ] && echo yes || echo no)"
+vm_expect "metrics file written in $prom_dir: owner, mode" "0 644" "$(stat -c '%u %a' "$prom_dir/mmbatchd.prom" 2>&1)"
+vm_expect_match "metrics file content" "*mmbatchd_up 1*" "$(cat "$prom_dir/mmbatchd.prom" 2>&1)"
+in_unit() { nsenter -t "$main_pid" -m -- "$@"; }
+vm_expect "write in $prom_dir from inside mmbatchd.service" ok \
+	"$(in_unit sh -c ": > $prom_dir/.vmtest && rm $prom_dir/.vmtest" 2>&1 && echo ok)"
+vm_expect_match "write in /var/lib/prometheus from inside mmbatchd.service" "*Read-only file system*" \
+	"$(in_unit sh -c ': > /var/lib/prometheus/.vmtest' 2>&1)"
+# The smoke unit's sandbox with another command: writes the state tree, not
+# the journal's directory.
+sed -e 's|^ExecStart=.*|ExecStart=/bin/sh -c "echo x > /var/lib/mmbatch/.vmtest-smoke \&\& echo x > /var/lib/mmbatch/mmbatchd/journal"|' \
+	-e '/^ConditionPathExists=/d' /usr/lib/systemd/system/mmbatch-smoke.service > /run/systemd/system/vmtest-smoke-sandbox.service
+systemctl daemon-reload
+journal_sum=$(sha256sum /var/lib/mmbatch/mmbatchd/journal 2>&1)
+systemctl start vmtest-smoke-sandbox.service 2>/dev/null
+vm_expect "smoke sandbox: its write into the state tree (control)" x "$(cat /var/lib/mmbatch/.vmtest-smoke 2>&1)"
+vm_expect "smoke sandbox: the journal after its write" "$journal_sum" "$(sha256sum /var/lib/mmbatch/mmbatchd/journal 2>&1)"
+journalctl -b -u vmtest-smoke-sandbox.service -o cat --no-pager 2>&1 | tail -n 3 | sed 's/^/    | /'
+systemctl reset-failed vmtest-smoke-sandbox.service 2>/dev/null
+rm -f /run/systemd/system/vmtest-smoke-sandbox.service /var/lib/mmbatch/.vmtest-smoke
+systemctl daemon-reload
+systemctl stop mmbatchd.service
+vm_expect "mmbatchd.service after the 5c stop" inactive "$(systemctl is-active mmbatchd.service 2>&1)"
+cp "$vm_tmp/profile.orig" "$profile"
+
 # 6. The kernel log, for the host's splat scan (tests/vm/host.sh).
 vm_dump_kernel_log
 vm_summary
