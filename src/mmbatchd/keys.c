@@ -9,6 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sysfs_keys.h"
+#include "value_schema.h"
+
 /* Sorted by key, for bsearch (test_knob checks the order). */
 static const struct mm_key mm_keys[] = {
 	{ "kernel.numa_balancing", "NUMA balancing on/off (memory tiering mode 2)" },
@@ -72,10 +75,16 @@ const struct mm_key *mm_key_find(const char *key)
 
 void mm_keys_print(FILE *f)
 {
+	char values[512];
+
 	for (size_t i = 0; i < sizeof(mm_keys) / sizeof(mm_keys[0]); i++) {
 		fprintf(f, "%s\t/proc/sys/", mm_keys[i].key);
 		for (const char *c = mm_keys[i].key; *c; c++)
 			fputc(*c == '.' ? '/' : *c, f);
-		fprintf(f, "\t%s\n", mm_keys[i].reason);
+		value_schema_describe(value_schema_find(mm_keys[i].key), values, sizeof(values));
+		fprintf(f, "\t%s\t%s\n", mm_keys[i].reason, values);
 	}
+	/* One table for both kinds: the unit's ReadWritePaths= and the docs
+	 * are checked against all of it. */
+	sysfs_keys_print(f);
 }

@@ -23,7 +23,10 @@ struct mm_key {
 /* The key's entry, or NULL when key is not an mm tuning key. */
 const struct mm_key *mm_key_find(const char *key);
 
-/* Prints KEY<TAB>/proc/sys/PATH<TAB>REASON, one line per allowed key. */
+/* Prints KEY<TAB>FILE<TAB>REASON<TAB>VALUES, one line per allowed key: the
+ * sysctls (FILE /proc/sys/KEY-as-path), then the sysfs files (KEY = FILE,
+ * sysfs_keys.h). VALUES is the key's schema (value_schema_describe()). This
+ * is `mmbatchd --list-keys`. */
 void mm_keys_print(FILE *f);
 
 #endif

@@ -10,26 +10,11 @@
 #include <unistd.h>
 
 #include "keys.h"
+#include "sysfs_keys.h"
 #include "util.h"
 
-/* Trees a profile (and so the journal) may write. Under /proc/sys only the
- * keys of the mm allowlist (keys.c); under the two sysfs trees, which hold
- * nothing but memory-management state, any file. */
-static const char *const allowed_roots[] = {
-	"/proc/sys/",
-	"/sys/kernel/mm/",
-	"/sys/devices/system/node/",
-};
-
 #define NOT_MM_KEY "not an mm tuning key (mmbatchd --list-keys lists them)"
-
-static const char *allowed_root_of(const char *path)
-{
-	for (size_t i = 0; i < sizeof(allowed_roots) / sizeof(allowed_roots[0]); i++)
-		if (strncmp(path, allowed_roots[i], strlen(allowed_roots[i])) == 0)
-			return allowed_roots[i];
-	return NULL;
-}
+#define NOT_SYSFS_KEY "not an allowed sysfs file (mmbatchd --list-keys lists them)"
 
 static bool is_name_char(char c)
 {
@@ -39,7 +24,7 @@ static bool is_name_char(char c)
 
 int knob_check_path(const char *path, const char **why)
 {
-	const char *root, *p, *comp;
+	const char *p, *comp;
 	bool known;
 	char *key;
 
@@ -69,13 +54,15 @@ int knob_check_path(const char *path, const char **why)
 		if (!*p)
 			break;
 	}
-	root = allowed_root_of(path);
-	if (!root || strlen(path) == strlen(root)) {
-		*why = "outside the allowed trees (mm sysctls, /sys/kernel/mm, /sys/devices/system/node)";
-		return -EPERM;
-	}
-	if (strncmp(root, "/proc/", 6) != 0)
+	/* Both allowlists are exact: one file per entry, no prefix, no
+	 * pattern (keys.c, sysfs_keys.c). */
+	if (strncmp(path, "/proc/sys/", 10) != 0) {
+		if (!sysfs_key_find(path)) {
+			*why = NOT_SYSFS_KEY;
+			return -EPERM;
+		}
 		return KNOB_SYSFS;
+	}
 	key = knob_sysctl_key(path);
 	known = mm_key_find(key) != NULL;
 	free(key);
@@ -101,7 +88,7 @@ char *knob_sysctl_path(const char *key, const char **why)
 			*p = '/';
 	r = knob_check_path(path, why);
 	if (r != KNOB_SYSCTL) {
-		if (r >= 0 || strncmp(*why, "outside", 7) == 0)
+		if (r >= 0)
 			*why = NOT_MM_KEY;
 		else if (strncmp(*why, "empty", 5) == 0)
 			*why = "empty component in dotted key";
@@ -131,9 +118,7 @@ char *knob_display_name(const char *path)
 int knob_resolve(const char *root, const char *path, char **ret, const char **why)
 {
 	char real_root[PATH_MAX], real[PATH_MAX];
-	const char *allowed = allowed_root_of(path);
-	char *full, *tree;
-	bool inside;
+	char *full;
 	size_t n;
 	int kind, r;
 
@@ -152,19 +137,13 @@ int knob_resolve(const char *root, const char *path, char **ret, const char **wh
 		return r;
 	}
 	free(full);
-	/* A sysfs file must lie under ROOT's copy of the same allowed tree: a
-	 * symlink from /sys/kernel/mm/x to /etc/passwd, or even to another
-	 * allowed tree, is refused. A sysctl is one file of the allowlist: it
-	 * must resolve to itself, or a symlink from an allowed key could reach
-	 * any other /proc/sys file. */
-	tree = xasprintf("%.*s%s", (int)n, real_root, allowed);
-	if (kind == KNOB_SYSCTL)
-		inside = strncmp(real, real_root, n) == 0 && strcmp(real + n, path) == 0;
-	else
-		inside = strncmp(real, tree, strlen(tree)) == 0;
-	free(tree);
-	if (!inside) {
-		*why = "resolves (through a symlink) outside its allowed tree";
+	/* An allowed file must be the file itself, sysctl or sysfs: a symlink
+	 * from an allowed name (or a symlinked directory above it) could reach
+	 * any other file, /etc/passwd or kernel.core_pattern alike. The real
+	 * /proc/sys and /sys/kernel/mm hold no symlink on the way to any
+	 * allowed file. */
+	if (strncmp(real, real_root, n) != 0 || strcmp(real + n, path) != 0) {
+		*why = "resolves through a symlink (an allowed file must be the file itself)";
 		return -EPERM;
 	}
 	*ret = xstrdup(real);
@@ -261,12 +240,19 @@ static void collapse_space(const char *raw, char *out, size_t size)
 	out[o] = '\0';
 }
 
-void knob_canonical(enum knob_kind kind, const char *raw, char *out, size_t size)
+/* The bracketed choice of raw when path is a choice file (sysfs_keys.c
+ * says which), else NULL: brackets in any other file's text are text. */
+static const char *choice_of(const char *path, const char *raw, size_t *len)
+{
+	return sysfs_is_choice_file(path) ? bracketed(raw, len) : NULL;
+}
+
+void knob_canonical(const char *path, const char *raw, char *out, size_t size)
 {
 	const char *choice;
 	size_t len = 0;
 
-	choice = kind == KNOB_SYSFS ? bracketed(raw, &len) : NULL;
+	choice = choice_of(path, raw, &len);
 	if (choice) {
 		snprintf(out, size, "%.*s", (int)len, choice);
 		return;
@@ -274,41 +260,41 @@ void knob_canonical(enum knob_kind kind, const char *raw, char *out, size_t size
 	collapse_space(raw, out, size);
 }
 
-void knob_original(enum knob_kind kind, const char *raw, char *out, size_t size)
+void knob_original(const char *path, const char *raw, char *out, size_t size)
 {
 	const char *choice;
 	size_t len = 0;
 
-	choice = kind == KNOB_SYSFS ? bracketed(raw, &len) : NULL;
+	choice = choice_of(path, raw, &len);
 	if (choice)
 		snprintf(out, size, "%.*s", (int)len, choice);
 	else
 		snprintf(out, size, "%s", raw);
 }
 
-bool knob_matches(const char *raw, const char *target)
+bool knob_matches(const char *path, const char *raw, const char *target)
 {
 	char cur[KNOB_VALUE_MAX], want[KNOB_VALUE_MAX];
 	const char *choice;
 	size_t len = 0;
 
-	/* As text first: a value that merely contains brackets (a restored
-	 * original) is compared whole. */
+	/* As text first: a choice file's raw content never equals a single
+	 * word, and any other file is compared as text only. */
 	collapse_space(raw, cur, sizeof(cur));
 	collapse_space(target, want, sizeof(want));
 	if (strcmp(cur, want) == 0)
 		return true;
 	/* A choice file holds target when target is its bracketed choice. */
-	choice = bracketed(raw, &len);
+	choice = choice_of(path, raw, &len);
 	return choice && strlen(want) == len && strncmp(choice, want, len) == 0;
 }
 
-bool knob_choice_allowed(const char *raw, const char *target)
+bool knob_choice_allowed(const char *path, const char *raw, const char *target)
 {
 	size_t len, tlen = strlen(target);
 	const char *p;
 
-	if (!bracketed(raw, &len))
+	if (!choice_of(path, raw, &len))
 		return true;
 	/* Choices are space-separated words, one of them in brackets. */
 	for (p = raw; *p;) {

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "log.h"
+#include "value_schema.h"
 
 static const char *kind_name(enum knob_kind k)
 {
@@ -43,15 +44,16 @@ static int plan_item_init(struct plan_item *it, const char *root, const struct k
 	r = knob_read(it->real, raw, sizeof(raw));
 	if (r < 0)
 		return FAIL_MARK(err, k->mark, "cannot read %s '%s': %s", kind_name(k->kind), it->name, strerror(-r));
-	/* Choice files ("always [madvise] never") are a sysfs convention; a
-	 * sysctl's text is never read as one, brackets or not. */
-	if (k->kind == KNOB_SYSFS && !knob_choice_allowed(raw, k->value))
+	/* Choice files ("always [madvise] never") are the allowlist's flagged
+	 * entries; any other file's text is never read as one, brackets or
+	 * not (a memcg path "/a[1].service" is journaled whole). */
+	if (!knob_choice_allowed(k->path, raw, k->value))
 		return FAIL_MARK(err, k->value_mark, "'%s' is not one of the choices of '%s': %s", k->value, it->name, raw);
-	knob_canonical(k->kind, raw, canon, sizeof(canon));
+	knob_canonical(k->path, raw, canon, sizeof(canon));
 	it->current = xstrdup(canon);
-	knob_original(k->kind, raw, canon, sizeof(canon));
+	knob_original(k->path, raw, canon, sizeof(canon));
 	it->original = xstrdup(canon);
-	it->change = !knob_matches(raw, k->value);
+	it->change = !knob_matches(k->path, raw, k->value);
 	return 0;
 }
 
@@ -115,7 +117,7 @@ void plan_print(const struct plan *pl, FILE *f)
 
 /* Writes value and reads it back: a knob that silently keeps another value
  * (a kernel that clamps or ignores it) counts as a failed write. */
-static int write_checked(const char *real, const char *value)
+static int write_checked(const char *path, const char *real, const char *value)
 {
 	char raw[KNOB_VALUE_MAX];
 	int r;
@@ -126,7 +128,7 @@ static int write_checked(const char *real, const char *value)
 	r = knob_read(real, raw, sizeof(raw));
 	if (r < 0)
 		return r;
-	return knob_matches(raw, value) ? 0 : -EREMOTEIO;
+	return knob_matches(path, raw, value) ? 0 : -EREMOTEIO;
 }
 
 static void log_change(const char *root, const char *name, const char *path, const char *from, const char *to,
@@ -136,6 +138,17 @@ static void log_change(const char *root, const char *name, const char *path, con
 
 	log_notice("'%s' (%s) -> (%s) %s; undo: %s", name, from, to, why, undo);
 	free(undo);
+}
+
+/* A dangerous value (value_schema.h) the profile opted into: a warning,
+ * so that it stands out in the journal beside the notice of the change. */
+static void log_dangerous(const struct plan_item *it)
+{
+	const struct value_schema *s = value_schema_find(it->name);
+
+	log_warning("'%s' set to (%s), a dangerous value allowed by allow_dangerous (%s:%d:%d): %s", it->name,
+		    it->k->value, it->k->value_mark.file, it->k->value_mark.line, it->k->value_mark.col,
+		    s && s->danger_why ? s->danger_why : "see mmbatchd.yaml(5)");
 }
 
 int plan_apply(const struct plan *pl, const char *state_dir, struct journal **journal, struct mb_error *err)
@@ -172,13 +185,15 @@ int plan_apply(const struct plan *pl, const char *state_dir, struct journal **jo
 
 		if (it->absent || !it->change)
 			continue;
-		r = write_checked(it->real, it->k->value);
+		r = write_checked(it->k->path, it->real, it->k->value);
 		if (r < 0) {
 			mb_error_set(err, it->k->mark.file, it->k->mark.line, it->k->mark.col, "writing '%s' to '%s' failed: %s",
 				     it->k->value, it->name, r == -EREMOTEIO ? "the kernel kept another value" : strerror(-r));
 			break;
 		}
 		log_change(pl->root, it->name, it->k->path, it->original, it->k->value, "applied");
+		if (it->k->dangerous)
+			log_dangerous(it);
 		changed++;
 	}
 	if (done == pl->n)
@@ -192,7 +207,7 @@ int plan_apply(const struct plan *pl, const char *state_dir, struct journal **jo
 
 		if (it->absent || !it->change)
 			continue;
-		if (write_checked(it->real, it->original) < 0)
+		if (write_checked(it->k->path, it->real, it->original) < 0)
 			log_error("restoring '%s' to (%s) failed, it is still recorded in the journal", it->name, it->original);
 		else if (i != done)
 			log_change(pl->root, it->name, it->k->path, it->k->value, it->original, "restored after failed apply");
@@ -218,9 +233,9 @@ int plan_verify(const struct plan *pl, FILE *f)
 		r = knob_read(it->real, raw, sizeof(raw));
 		if (r < 0)
 			return r;
-		if (knob_matches(raw, it->k->value))
+		if (knob_matches(it->k->path, raw, it->k->value))
 			continue;
-		knob_canonical(it->k->kind, raw, canon, sizeof(canon));
+		knob_canonical(it->k->path, raw, canon, sizeof(canon));
 		fprintf(f, "drifted: '%s' live (%s) profile (%s)\n", it->name, canon, it->k->value);
 		drifted++;
 	}
@@ -261,13 +276,12 @@ int journal_restore(const struct journal *j, const char *root, const struct plan
 			continue;
 		name = knob_display_name(e->path);
 		w = knob_read(real[i], raw, sizeof(raw));
-		if (w == 0 && knob_matches(raw, e->value)) {
+		if (w == 0 && knob_matches(e->path, raw, e->value)) {
 			free(name);
 			continue;
 		}
-		knob_canonical(strncmp(e->path, "/proc/sys/", 10) == 0 ? KNOB_SYSCTL : KNOB_SYSFS, w == 0 ? raw : "?", canon,
-			       sizeof(canon));
-		w = write_checked(real[i], e->value);
+		knob_canonical(e->path, w == 0 ? raw : "?", canon, sizeof(canon));
+		w = write_checked(e->path, real[i], e->value);
 		if (w < 0) {
 			log_error("restoring '%s' to (%s) failed: %s", name, e->value, strerror(-w));
 			failed++;

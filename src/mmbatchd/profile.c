@@ -19,7 +19,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "sysfs_keys.h"
 #include "trust.h"
+#include "value_schema.h"
 #include "yamltree.h"
 
 static const char *search_dir = PROFILE_DIR_DEFAULT;
@@ -246,6 +248,23 @@ static int set_knob(struct loader *ld, const char *file, const struct ynode *key
 	return 0;
 }
 
+/* The value against the key's schema: out of range is an error here, where
+ * FILE:LINE:COL can name it, not a write the kernel refuses halfway through
+ * an apply. Whether it is dangerous is checked once the whole profile is
+ * loaded (check_dangerous), since allow_dangerous may come later. */
+static int check_value(struct loader *ld, const char *file, const struct ynode *value, const char *name,
+		       struct knob_setting *k)
+{
+	const struct value_schema *s = value_schema_find(name);
+	char why[256];
+
+	if (!s)
+		return FAIL_AT(ld, file, value, "'%s' has no value schema (a bug: every allowed key has one)", name);
+	if (value_schema_check(s, value->value, &k->dangerous, why, sizeof(why)) < 0)
+		return FAIL_AT(ld, file, value, "invalid value '%s' for '%s': %s", value->value, name, why);
+	return 0;
+}
+
 /* value: scalar, or {value: X, optional: true|false} */
 static int parse_knob_value(struct loader *ld, const char *file, const struct ynode *n, const char *name,
 			    struct knob_setting *k)
@@ -285,6 +304,9 @@ static int parse_knob_value(struct loader *ld, const char *file, const struct yn
 		return FAIL_AT(ld, file, value, "value of '%s' must be a single line", name);
 	if (strpbrk(value->value, "[]"))
 		return FAIL_AT(ld, file, value, "value of '%s' must not contain brackets", name);
+	r = check_value(ld, file, value, name, k);
+	if (r < 0)
+		return r;
 	k->value_mark = mark_of(file, value);
 	k->value = xstrdup(value->value);
 	return 0;
@@ -432,6 +454,76 @@ static int parse_smoke(struct loader *ld, const char *file, const struct ynode *
 static int load_file(struct loader *ld, const char *name, const struct load_frame *parent, const char *parent_file,
 		     const struct ynode *from);
 
+/* allow_dangerous: [KEY, ...], each a key of the allowlists, as the sysctl
+ * and sysfs sections name it. Added to what includes allowed. */
+static int parse_allow_dangerous(struct loader *ld, const char *file, const struct ynode *v)
+{
+	struct profile *p = ld->p;
+
+	if (v->type != YNODE_SEQ)
+		return FAIL_AT(ld, file, v, "allow_dangerous must be a list of keys, not %s",
+			       ynode_is_null(v) ? "empty" : type_name(v));
+	if (v->n_items > PROFILE_MAX_KNOBS)
+		return FAIL_AT(ld, file, v->items[PROFILE_MAX_KNOBS], "allow_dangerous: more than %d keys", PROFILE_MAX_KNOBS);
+	for (size_t i = 0; i < v->n_items; i++) {
+		const struct ynode *it = v->items[i];
+		const char *why = NULL;
+		char *path = NULL;
+		bool known;
+
+		if (it->type != YNODE_SCALAR || ynode_is_null(it))
+			return FAIL_AT(ld, file, it, "allow_dangerous: each entry must be a key (a dotted sysctl or a sysfs path)");
+		if (it->value[0] == '/')
+			known = sysfs_key_find(it->value) != NULL;
+		else
+			known = (path = knob_sysctl_path(it->value, &why)) != NULL;
+		free(path);
+		if (!known)
+			return FAIL_AT(ld, file, it, "allow_dangerous: '%s' is not a key a profile may set (mmbatchd --list-keys lists them)",
+				       it->value);
+		if (p->n_allow_dangerous >= PROFILE_MAX_KNOBS)
+			return FAIL_AT(ld, file, it, "allow_dangerous: more than %d keys across the profile and its includes",
+				       PROFILE_MAX_KNOBS);
+		p->allow_dangerous = xreallocarray(p->allow_dangerous, p->n_allow_dangerous + 1, sizeof(char *));
+		p->allow_dangerous[p->n_allow_dangerous++] = xstrdup(it->value);
+	}
+	return 0;
+}
+
+static bool allowed_dangerous(const struct profile *p, const char *name)
+{
+	for (size_t i = 0; i < p->n_allow_dangerous; i++)
+		if (strcmp(p->allow_dangerous[i], name) == 0)
+			return true;
+	return false;
+}
+
+/* After the whole load: every dangerous value must be opted into by name.
+ * The first one (in apply order) that is not is the error, at its value. */
+static int check_dangerous(const struct profile *p, struct mb_error *err)
+{
+	for (size_t i = 0; i < p->n_knobs; i++) {
+		const struct knob_setting *k = &p->knobs[i];
+		const struct value_schema *s;
+		char *name;
+
+		if (!k->dangerous)
+			continue;
+		name = knob_display_name(k->path);
+		if (allowed_dangerous(p, name)) {
+			free(name);
+			continue;
+		}
+		s = value_schema_find(name);
+		mb_error_set(err, k->value_mark.file, k->value_mark.line, k->value_mark.col,
+			     "'%s' for '%s' is dangerous (%s): name '%s' in allow_dangerous to set it", k->value, name,
+			     s && s->danger_why ? s->danger_why : "see mmbatchd.yaml(5)", name);
+		free(name);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* Finds an include: bare names next to the including file, then in the
  * search dir; relative paths relative to the including file. */
 static char *find_include(const char *including, const char *name)
@@ -529,9 +621,11 @@ static int walk_top(struct loader *ld, const char *file, const struct ynode *roo
 				ld->p->metrics_file = xstrdup(v->value);
 				ld->p->metrics_file_mark = mark_of(file, v);
 			}
-		} else
+		} else if (strcmp(key->value, "allow_dangerous") == 0)
+			r = parse_allow_dangerous(ld, file, v);
+		else
 			r = FAIL_AT(ld, file, key,
-				    "unknown key '%s' (expected include, sysctl, sysfs, drain, smoke, rollback, metrics_file)",
+				    "unknown key '%s' (expected include, sysctl, sysfs, drain, smoke, rollback, metrics_file, allow_dangerous)",
 				    key->value);
 		if (r < 0)
 			return r;
@@ -673,6 +767,8 @@ int profile_load(const char *path, struct profile **ret, struct mb_error *err)
 
 	loader_init(&ld, path, err, true);
 	r = load_file(&ld, path, NULL, NULL, NULL);
+	if (r == 0)
+		r = check_dangerous(ld.p, err);
 	loader_fini(&ld);
 	if (r < 0) {
 		profile_free(ld.p);
@@ -693,6 +789,8 @@ int profile_load_string(const char *name, const char *data, size_t len, struct p
 		r = (mb_error_set(err, name, 1, 1, "'%s' is larger than %d bytes", name, PROFILE_MAX_BYTES), -EINVAL);
 	else
 		r = load_data(&ld, remember_file(ld.p, name), data, len, &frame);
+	if (r == 0)
+		r = check_dangerous(ld.p, err);
 	loader_fini(&ld);
 	if (r < 0) {
 		profile_free(ld.p);
@@ -718,6 +816,9 @@ void profile_free(struct profile *p)
 		free(p->smoke.benchmarks[i]);
 	free(p->smoke.benchmarks);
 	free(p->metrics_file);
+	for (size_t i = 0; i < p->n_allow_dangerous; i++)
+		free(p->allow_dangerous[i]);
+	free(p->allow_dangerous);
 	free(p->path);
 	free(p);
 }

@@ -3,7 +3,8 @@
  *
  * profile_load() parses a file and its includes (format in
  * configs/profiles/README.md) into one merged profile and checks everything
- * that does not depend on the running kernel; plan_new() (plan.h) checks the
+ * that does not depend on the running kernel (every value against its key's
+ * schema, value_schema.h, and a dangerous one against allow_dangerous); plan_new() (plan.h) checks the
  * rest against it. Every error is one line "FILE:LINE:COL: message". */
 #ifndef MMBATCHD_PROFILE_H
 #define MMBATCHD_PROFILE_H
@@ -39,6 +40,7 @@ struct knob_setting {
 	char *path;     /* logical path, e.g. /proc/sys/vm/swappiness */
 	char *value;    /* target value, as written */
 	bool optional;  /* may be absent on the running kernel */
+	bool dangerous; /* the value is in the key's dangerous class (value_schema.h) */
 	struct mark mark;       /* of the key */
 	struct mark value_mark; /* of the value */
 };
@@ -64,6 +66,10 @@ struct profile {
 	enum rollback_mode rollback;
 	char *metrics_file;     /* NULL when unset */
 	struct mark metrics_file_mark; /* of its value, when set */
+	/* allow_dangerous: keys (dotted sysctl or sysfs path) that may take a
+	 * dangerous value; the union over the profile and its includes. */
+	char **allow_dangerous;
+	size_t n_allow_dangerous;
 };
 
 /* Directory searched for bare include names after the including file's own

@@ -27,8 +27,29 @@ for k in kernel/core_pattern kernel/modprobe kernel/hotplug kernel/poweroff_cmd 
 done
 fake_knob proc/sys/kernel/numa_balancing 1
 fake_knob sys/kernel/mm/transparent_hugepage/enabled 'always [madvise] never'
-ln -s /etc/hostname "$ROOT/sys/kernel/mm/escape"
-ln -s ../../../proc/sys/vm/swappiness "$ROOT/sys/kernel/mm/cross"
+# The files behind the value-*, dangerous-* and refused sysfs-* profiles
+# exist and are writable, so that only the value schema, the opt-in and the
+# sysfs allowlist can refuse them (the old daemon wrote every one).
+for k in panic_on_oom memory_failure_recovery min_free_kbytes overcommit_memory overcommit_ratio \
+	overcommit_kbytes dirty_writeback_centisecs percpu_pagelist_high_fraction; do
+	fake_knob "proc/sys/vm/$k" 1
+done
+fake_knob sys/kernel/mm/transparent_hugepage/shmem_enabled 'always within_size advise [never] deny force'
+fake_knob sys/kernel/mm/transparent_hugepage/khugepaged/max_ptes_none 511
+fake_knob sys/kernel/mm/lru_gen/min_ttl_ms 0
+fake_knob sys/kernel/mm/ksm/run 0
+fake_knob sys/kernel/mm/hugepages/hugepages-1048576kB/nr_hugepages 0
+fake_knob sys/devices/system/node/node0/hugepages/hugepages-2048kB/nr_hugepages 0
+fake_knob sys/devices/system/node/node0/uevent ''
+damon=sys/kernel/mm/damon/admin/kdamonds
+fake_knob $damon/nr_kdamonds 1
+fake_knob $damon/0/state off
+fake_knob $damon/0/contexts/0/operations vaddr
+fake_knob $damon/0/contexts/0/schemes/0/action stat
+fake_knob $damon/0/contexts/0/schemes/0/filters/0/memcg_path ''
+# Allowed names that are symlinks: out of the tree, and into /proc/sys.
+ln -s /etc/hostname "$ROOT/sys/kernel/mm/transparent_hugepage/khugepaged/defrag"
+ln -s ../../../../proc/sys/vm/swappiness "$ROOT/sys/kernel/mm/transparent_hugepage/use_zero_page"
 
 cp -r "$BAD_DIR" "$T/bad"
 chmod -R go-w "$T/bad"

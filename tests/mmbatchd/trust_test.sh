@@ -43,7 +43,7 @@ cp "$STATE/mmbatchd/journal" "$T/journal.good"
 #    restore that wrote entries one by one would change it)
 { head -3 "$T/journal.good"; printf '/proc/sys/vm/dirty_ratio\t99\n/etc/passwd\troot::0:0::/:/bin/sh\n'; tail -n +4 "$T/journal.good"; } > "$STATE/mmbatchd/journal"
 chmod 0600 "$STATE/mmbatchd/journal"
-expect_eq "journal naming /etc/passwd" "2 $STATE/mmbatchd/journal:5:1: refusing journal entry '/etc/passwd': outside the allowed trees (mm sysctls, /sys/kernel/mm, /sys/devices/system/node)" "$(run --rollback)"
+expect_eq "journal naming /etc/passwd" "2 $STATE/mmbatchd/journal:5:1: refusing journal entry '/etc/passwd': not an allowed sysfs file (mmbatchd --list-keys lists them)" "$(run --rollback)"
 expect_eq "tree after the refused rollback" "$applied" "$(tree_sum "$ROOT")"
 rc=0; timeout 30 "$MMBATCHD" --profile "$PROFILES/p.yaml" --root "$ROOT" --state-dir "$STATE" --foreground >"$T/start.log" 2>&1 || rc=$?
 expect_eq "daemon start with that journal: exit" 2 "$rc"
@@ -52,13 +52,15 @@ expect_eq "daemon start with that journal: error logged" 1 "$msg"
 expect_eq "tree after the refused start" "$applied" "$(tree_sum "$ROOT")"
 
 # 2. an allowed-looking path whose symlink leads outside
-ln -s "$T/outside" "$ROOT/sys/kernel/mm/evil"
+mkdir -p "$ROOT/sys/kernel/mm/transparent_hugepage/khugepaged"
+ln -s "$T/outside" "$ROOT/sys/kernel/mm/transparent_hugepage/khugepaged/defrag"
 applied_link=$(tree_sum "$ROOT")   # tree_sum sees the symlink too
-{ head -3 "$T/journal.good"; printf '/proc/sys/vm/dirty_ratio\t99\n/sys/kernel/mm/evil\tpwned\n'; } > "$STATE/mmbatchd/journal"
-expect_eq "journal entry through a symlink" "2 mmbatchd: rollback: journal: refusing to restore '/sys/kernel/mm/evil': resolves (through a symlink) outside its allowed tree" "$(run --rollback)"
+{ head -3 "$T/journal.good"; printf '/proc/sys/vm/dirty_ratio\t99\n/sys/kernel/mm/transparent_hugepage/khugepaged/defrag\tpwned\n'; } > "$STATE/mmbatchd/journal"
+expect_eq "journal entry through a symlink" "2 mmbatchd: rollback: journal: refusing to restore '/sys/kernel/mm/transparent_hugepage/khugepaged/defrag': resolves through a symlink (an allowed file must be the file itself)" "$(run --rollback)"
 expect_eq "file behind the symlink" precious "$(cat "$T/outside")"
 expect_eq "tree after the refused symlink rollback" "$applied_link" "$(tree_sum "$ROOT")"
-rm "$ROOT/sys/kernel/mm/evil"
+rm "$ROOT/sys/kernel/mm/transparent_hugepage/khugepaged/defrag"
+rmdir "$ROOT/sys/kernel/mm/transparent_hugepage/khugepaged"
 
 # 3. the journal itself not trusted
 cp "$T/journal.good" "$STATE/mmbatchd/journal"

@@ -25,10 +25,11 @@
 #     SystemCallFilter= set;
 #   - per unit: mmbatchd.service has the lines its behaviour rests on
 #     (ExecStart=, Type=notify, After=systemd-sysctl.service, Restart=, ...), keeps
-#     PrivateNetwork/PrivateUsers off (taskstats), and its /proc/sys
-#     ReadWritePaths= are exactly the /proc/sys column of
-#     `$MMBATCHD --list-keys` (the daemon's allowlist), each with '-', and
-#     its other ReadWritePaths= exactly the sysfs trees and the state dir;
+#     PrivateNetwork/PrivateUsers off (taskstats), and its /proc/sys and /sys
+#     ReadWritePaths= are exactly the FILE column of `$MMBATCHD --list-keys`
+#     (the daemon's sysctl and sysfs allowlists), each a single file with
+#     '-', and its other ReadWritePaths= the state dir (and, optionally,
+#     -/var/lib/prometheus/node-exporter);
 #   - `systemd-analyze security --offline=true` rates it at most its limit.
 # Prints every check and, at the end, the scores. Works without systemd as
 # PID 1.
@@ -117,9 +118,9 @@ installed_source() {
 		}' "$files_list"
 }
 
-# The allowlist: the /proc/sys column of `mmbatchd --list-keys`, checked
-# line by line (KEY<TAB>/proc/sys/PATH<TAB>reason, PATH = KEY with dots as
-# slashes).
+# The allowlists: the FILE column of `mmbatchd --list-keys`, checked line by
+# line (KEY<TAB>FILE<TAB>reason<TAB>values: a sysctl's FILE is
+# /proc/sys/KEY-as-path, a sysfs file's is KEY itself, under /sys/kernel/mm).
 list_keys() {
 	local bin=${MMBATCHD:-}
 	if [ -z "$bin" ]; then
@@ -129,24 +130,24 @@ list_keys() {
 	local rc=0
 	"$bin" --list-keys > "$tmp/list-keys.out" 2> "$tmp/list-keys.err" || rc=$?
 	if [ $rc -ne 0 ]; then
-		fail "'$bin --list-keys' failed (exit $rc), so the unit's /proc/sys paths cannot be checked:"
+		fail "'$bin --list-keys' failed (exit $rc), so the unit's /proc/sys and /sys paths cannot be checked:"
 		sed 's/^/    /' "$tmp/list-keys.err" >&2
 		return 1
 	fi
 	if [ ! -s "$tmp/list-keys.out" ]; then
-		fail "'$bin --list-keys' printed nothing (expected one allowed sysctl a line)"
+		fail "'$bin --list-keys' printed nothing (expected one allowed key a line)"
 		return 1
 	fi
 	if ! awk -F'\t' '
-		{ p = $1; gsub(/\./, "/", p) }
-		NF != 3 || $1 == "" || $2 != "/proc/sys/" p || $3 == "" {
-			printf "    line %d: expected KEY<TAB>/proc/sys/KEY-as-path<TAB>reason, got: %s\n", NR, $0; bad = 1 }
+		{ p = $1; if ($1 !~ /^\//) { gsub(/\./, "/", p); p = "/proc/sys/" p } }
+		NF != 4 || $1 == "" || $2 != p || $3 == "" || $4 == "" || ($1 ~ /^\// && $1 !~ /^\/sys\/kernel\/mm\/[^ ]+$/) {
+			printf "    line %d: expected KEY<TAB>FILE<TAB>reason<TAB>values (FILE: /proc/sys/KEY-as-path, or KEY when it is a /sys/kernel/mm path), got: %s\n", NR, $0; bad = 1 }
 		END { exit bad }' "$tmp/list-keys.out" > "$tmp/list-keys.bad"; then
 		fail "'$bin --list-keys' output is malformed:"
 		cat "$tmp/list-keys.bad" >&2
 		return 1
 	fi
-	pass "'$bin --list-keys': $(wc -l < "$tmp/list-keys.out") allowed sysctls"
+	pass "'$bin --list-keys': $(grep -c '^/' "$tmp/list-keys.out") allowed sysfs files, $(grep -vc '^/' "$tmp/list-keys.out") allowed sysctls"
 	cut -f2 "$tmp/list-keys.out" | sort -u > "$tmp/allow.paths"
 }
 
@@ -173,22 +174,27 @@ check_mmbatchd() {
 	done
 
 	values "$unit" ReadWritePaths > "$tmp/rw.all"
-	# Under /proc: sysctl files only, each optional ('-').
-	rw=$(grep -E '^-?/proc' "$tmp/rw.all" | grep -vE '^-/proc/sys/[^/]+/.+' | paste -sd' ' || true)
+	# Under /proc and /sys: single files only, each optional ('-'); no
+	# directory, no tree (ReadWritePaths= takes no globs, so an allowlist by
+	# file is a list of files).
+	rw=$(grep -E '^-?/(proc|sys)(/|$)' "$tmp/rw.all" | grep -vE '^-/proc/sys/[^/]+/.+|^-/sys/kernel/mm/[^/]+/.+' | paste -sd' ' || true)
 	if [ -z "$rw" ]; then
-		pass "every ReadWritePaths= under /proc is '-/proc/sys/<dir>/<file>'"
+		pass "every ReadWritePaths= under /proc and /sys is '-/proc/sys/<dir>/<file>' or '-/sys/kernel/mm/<dir>/<file>'"
 	else
-		fail "ReadWritePaths= under /proc: expected only '-/proc/sys/<dir>/<file>' entries, got: $rw"
+		fail "ReadWritePaths= under /proc and /sys: expected only '-/proc/sys/<dir>/<file>' and '-/sys/kernel/mm/<dir>/<file>' entries, got: $rw"
 	fi
-	grep -E '^-?/proc/' "$tmp/rw.all" | sed 's/^-//' | sort -u > "$tmp/rw.proc"
+	grep -E '^-?/(proc|sys)/' "$tmp/rw.all" | sed 's/^-//' | sort -u > "$tmp/rw.kernel"
 	if list_keys; then
-		# A difference: - a listed key's path missing, + a path not listed.
-		expect_eq "ReadWritePaths= under /proc/sys vs the /proc/sys column of mmbatchd --list-keys" \
-			"$(cat "$tmp/allow.paths")" "$(cat "$tmp/rw.proc")"
+		# A difference: - a listed file missing, + a path not listed.
+		expect_eq "ReadWritePaths= under /proc/sys and /sys vs the FILE column of mmbatchd --list-keys" \
+			"$(cat "$tmp/allow.paths")" "$(cat "$tmp/rw.kernel")"
 	fi
-	printf '%s\n' /sys/kernel/mm /sys/devices/system/node /var/lib/mmbatch | sort > "$tmp/rw.want"
-	grep -vE '^-?/proc/' "$tmp/rw.all" | sort -u > "$tmp/rw.other" || true
-	expect_eq "ReadWritePaths= outside /proc (sysfs mm trees, state)" "$(cat "$tmp/rw.want")" "$(cat "$tmp/rw.other")"
+	# Outside them: the state dir, and (when the unit has it) the
+	# textfile-collector directory for metrics_file, optional.
+	grep -vE '^-?/(proc|sys)(/|$)' "$tmp/rw.all" | sort -u > "$tmp/rw.other" || true
+	grep -vxF -- '-/var/lib/prometheus/node-exporter' "$tmp/rw.other" > "$tmp/rw.other.state" || true
+	expect_eq "ReadWritePaths= outside /proc and /sys (the state dir; -/var/lib/prometheus/node-exporter may join it)" \
+		"/var/lib/mmbatch" "$(cat "$tmp/rw.other.state")"
 }
 
 # stage_unit UNIT ROOT: UNIT installed in ROOT as the package installs it

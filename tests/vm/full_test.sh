@@ -11,8 +11,9 @@
 # Besides the daemon's job (values, drain, smoke, rollback) it proves the
 # units' sandboxes: from inside mmbatchd.service's mount namespace (nsenter,
 # util-linux) kernel.core_pattern, /proc/sysrq-trigger, sysctls outside the
-# allowlist, sysfs outside the mm trees and binfmt_misc are out of reach
-# while the profile's keys are writable, and
+# allowlist, sysfs files outside it (ksm/run, node uevents, HugeTLB counts)
+# and binfmt_misc are out of reach, exactly the allowlists' files are
+# writable, and
 # mmbatch-canary.service records a verdict under its own sandbox.
 # The knob values before mmbatchd started come from vmtest-baseline.service
 # (`mmbatchd --plan` run Before=mmbatchd.service into /run/vmtest-baseline/).
@@ -170,28 +171,40 @@ while read -r name orig target; do
 	vm_expect "'$name': write its value '$v' from inside mmbatchd.service" ok "$(write_file "$f" "$v" in-unit)"
 	vm_expect "'$name' after that write, read from the kernel" "$target" "$(kernel_value "$name")"
 done < "$vm_tmp/plan.baseline"
-# Exactly the allowlist is writable under /proc/sys, and nothing under /sys
-# but the two mm trees: every file root can write from inside (find
-# -writable: access(W_OK), which a read-only mount refuses and the sysctl
-# mode bits limit even for root).
+# Exactly the allowlists are writable: under /proc/sys the sysctl files of
+# `mmbatchd --list-keys`, under /sys its sysfs files and nothing else (no
+# tree, no node file: the unit opens single files): every file root can
+# write from inside (find -writable: access(W_OK), which a read-only mount
+# refuses and the file mode bits limit even for root).
 if mmbatchd --list-keys > "$vm_tmp/list-keys" 2> "$vm_tmp/list-keys.err"; then
-	cut -f2 "$vm_tmp/list-keys" | while read -r f; do [ ! -e "$f" ] || echo "$f"; done | sort > "$vm_tmp/allow.present"
+	cut -f2 "$vm_tmp/list-keys" | grep '^/proc/sys/' | while read -r f; do [ ! -e "$f" ] || echo "$f"; done | sort > "$vm_tmp/allow.present"
 	in_unit find /proc/sys -type f -writable 2>/dev/null | sort > "$vm_tmp/rw.proc"
-	vm_expect "files writable under /proc/sys inside mmbatchd.service = allowlist files present ($(wc -l < "$vm_tmp/allow.present") of $(wc -l < "$vm_tmp/list-keys"))" \
+	vm_expect "files writable under /proc/sys inside mmbatchd.service = allowlist files present ($(wc -l < "$vm_tmp/allow.present") of $(grep -c '^/proc/sys/' "$vm_tmp/list-keys"))" \
 		"$(paste -sd' ' "$vm_tmp/allow.present")" "$(paste -sd' ' "$vm_tmp/rw.proc")"
+	# The sysfs files present and writable by their mode (a file the
+	# kernel makes read-only, or write-only, counts by access(W_OK) alone).
+	cut -f2 "$vm_tmp/list-keys" | grep '^/sys/' | while read -r f; do [ ! -w "$f" ] || echo "$f"; done | sort > "$vm_tmp/allow.sys"
+	# (systemd 257 also binds the unit's own cgroup memory.pressure file
+	# read-write for its PSI watch: a trigger on its own cgroup, not a tunable.)
+	in_unit find /sys -type f -writable 2>/dev/null |
+		grep -vE '^/sys/fs/cgroup/.*/mmbatchd\.service/memory\.pressure$' | sort > "$vm_tmp/rw.sys" || true
+	vm_expect "files writable under /sys inside mmbatchd.service = sysfs allowlist files present ($(wc -l < "$vm_tmp/allow.sys") of $(grep -c '^/sys/' "$vm_tmp/list-keys"))" \
+		"$(paste -sd' ' "$vm_tmp/allow.sys")" "$(paste -sd' ' "$vm_tmp/rw.sys")"
+	vm_expect_ge "sysfs allowlist files writable inside mmbatchd.service (THP at least)" 1 "$(wc -l < "$vm_tmp/rw.sys")"
 else
 	vm_expect "mmbatchd --list-keys exit status" 0 "failed: $(head -n 3 "$vm_tmp/list-keys.err" | paste -sd' ')"
 fi
 vm_expect "/proc/sys itself in mmbatchd.service" ro \
 	"$(in_unit awk '$5 == "/proc/sys" { split($6, o, ","); m = o[1] } END { print m }' /proc/self/mountinfo)"
-# (systemd 257 also binds the unit's own cgroup memory.pressure file
-# read-write for its PSI watch: a trigger on its own cgroup, not a tunable.)
-in_unit find /sys -type f -writable 2>/dev/null |
-	grep -vE '^/sys/(kernel/mm|devices/system/node)/|^/sys/fs/cgroup/.*/mmbatchd\.service/memory\.pressure$' > "$vm_tmp/rw.sys" || true
-vm_expect "files writable under /sys inside mmbatchd.service outside /sys/kernel/mm and /sys/devices/system/node" \
-	"0 files" "$(wc -l < "$vm_tmp/rw.sys") files$([ -s "$vm_tmp/rw.sys" ] && echo ": $(head -n 8 "$vm_tmp/rw.sys" | paste -sd' ') ...")"
-vm_expect_ge "files writable under /sys/kernel/mm inside mmbatchd.service" 1 \
-	"$(in_unit find /sys/kernel/mm -type f -writable 2>/dev/null | wc -l)"
+# What the old prefix rule and the old unit's trees let through: refused by
+# the sandbox now (each exists on Debian's 6.1 and 6.12 with their configs;
+# a kernel without one says so).
+expect_forbidden "node0/uevent" /sys/devices/system/node/node0/uevent change
+expect_forbidden "ksm/run" /sys/kernel/mm/ksm/run "$(cat /sys/kernel/mm/ksm/run 2>/dev/null)"
+for f in /sys/kernel/mm/hugepages/hugepages-*/nr_hugepages; do
+	[ -e "$f" ] || continue
+	expect_forbidden "$f" "$f" "$(cat "$f")"
+done
 
 # 3. One drain for one large multi-threaded exit: one process, two threads
 #    faulting DRAIN_MIB together; the drain line must name its pid.

@@ -3,8 +3,9 @@
 # (roff; the packages gzip it). Before scdoc, the source's placeholders are
 # filled from the tree, so that the pages cannot drift from it:
 #   @VERSION@       the package version (specs/mmbatchd/VERSION)
-#   @KEYS_TABLE@    (a line of its own) the sysctl allowlist as a table, from
-#                   `$MMBATCHD --list-keys` (KEY<TAB>FILE<TAB>why)
+#   @KEYS_TABLE@    (a line of its own) the sysctl and sysfs allowlists as a
+#                   table, from `$MMBATCHD --list-keys` (KEY<TAB>FILE<TAB>why
+#                   <TAB>values)
 #   @PROFILES@      (a line of its own) every configs/profiles/*.yaml: its
 #                   opening comment as text, then the file as a literal block
 # Any other @WORD@ left over is an error. The date is SOURCE_DATE_EPOCH
@@ -37,8 +38,8 @@ keys_table() {
 		{ echo "ERROR: man: $src needs MMBATCHD (the daemon binary) for @KEYS_TABLE@" >&2; return 1; }
 	"$MMBATCHD" --list-keys >"$tmp/keys"
 	[ -s "$tmp/keys" ] || { echo "ERROR: man: '$MMBATCHD --list-keys' printed nothing" >&2; return 1; }
-	printf '|[ *key*\n:< *why a profile may set it*\n'
-	cut -f1,3 "$tmp/keys" | scdoc_escape | awk -F'\t' '{ printf "|  *%s*\n:  %s\n", $1, $2 }'
+	printf '|[ *key*\n:< *values*\n:< *why a profile may set it*\n'
+	cut -f1,3,4 "$tmp/keys" | scdoc_escape | awk -F'\t' '{ v = $3; gsub(/\|/, " | ", v); printf "|  *%s*\n:  %s\n:  %s\n", $1, v, $2 }'
 }
 
 # profiles: each shipped profile, its comment and its text.

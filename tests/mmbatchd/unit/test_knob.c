@@ -6,6 +6,8 @@
 
 #include "keys.h"
 #include "knob.h"
+#include "sysfs_keys.h"
+#include "value_schema.h"
 
 static void test_sysctl_path(void **state)
 {
@@ -64,47 +66,172 @@ static void test_escape_keys_refused(void **state)
 	}
 }
 
-/* The allowlist is searched with bsearch: it must be sorted, and every entry
- * must be a well-formed key. */
+/* The allowlists are searched with bsearch: each must be sorted, every
+ * entry a well-formed key, and every key must have a value schema (and no
+ * schema a key outside them). */
 static void test_keys_table(void **state)
 {
 	char *buf = NULL, prev[256] = "";
-	size_t len = 0;
+	size_t len = 0, n_schema = 0;
 	FILE *f = open_memstream(&buf, &len);
-	int n = 0;
+	const struct value_schema *all = value_schema_all(&n_schema);
+	int n = 0, n_sysfs = 0;
 
 	(void)state;
 	mm_keys_print(f);
 	fclose(f);
 	for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n"), n++) {
-		char *tab = strchr(line, '\t');
+		char *file = strchr(line, '\t'), *reason, *values;
 		const char *why = NULL;
 		char *path;
 
-		assert_non_null(tab);
-		*tab = '\0';
-		assert_true(strcmp(prev, line) < 0);
+		assert_non_null(file);
+		*file++ = '\0';
+		reason = strchr(file, '\t');
+		assert_non_null(reason);
+		*reason++ = '\0';
+		values = strchr(reason, '\t');
+		assert_non_null(values);
+		*values++ = '\0';
+		assert_true(*reason && *values && strcmp(values, "-") != 0);
+		assert_null(strchr(values, '\t'));
+		assert_non_null(value_schema_find(line));
+		if (line[0] == '/') {
+			/* The sysfs files follow the sysctls, sorted among themselves. */
+			if (n_sysfs++ == 0)
+				prev[0] = '\0';
+			assert_true(strcmp(prev, line) < 0);
+			assert_string_equal(line, file);
+			assert_non_null(sysfs_key_find(line));
+			assert_int_equal(knob_check_path(line, &why), KNOB_SYSFS);
+		} else {
+			assert_int_equal(n_sysfs, 0);
+			assert_true(strcmp(prev, line) < 0);
+			assert_non_null(mm_key_find(line));
+			path = knob_sysctl_path(line, &why);
+			assert_non_null(path);
+			assert_string_equal(file, path);
+			free(path);
+		}
 		snprintf(prev, sizeof(prev), "%s", line);
-		assert_non_null(mm_key_find(line));
-		path = knob_sysctl_path(line, &why);
-		assert_non_null(path);
-		assert_int_equal(strncmp(tab + 1, path, strlen(path)), 0);
-		free(path);
 	}
-	assert_true(n >= 40);
+	assert_true(n >= 50);
+	assert_true(n_sysfs >= 10);
+	assert_int_equal((size_t)n, n_schema);
+	for (size_t i = 1; i < n_schema; i++)
+		assert_true(strcmp(all[i - 1].key, all[i].key) < 0);
 	free(buf);
+}
+
+/* The schema: the kernel's ranges, its printed form only, and the
+ * dangerous class. */
+static void test_schema(void **state)
+{
+	static const struct {
+		const char *key, *value;
+		int r;
+		bool dangerous;
+	} cases[] = {
+		{ "vm.swappiness", "0", 0, false },
+		{ "vm.swappiness", "200", 0, false },
+		{ "vm.swappiness", "201", -EINVAL, false },
+		{ "vm.swappiness", "-5", -EINVAL, false },
+		{ "vm.swappiness", "100000", -EINVAL, false },
+		{ "vm.swappiness", "lots", -EINVAL, false },
+		{ "vm.swappiness", "010", -EINVAL, false },
+		{ "vm.swappiness", "+10", -EINVAL, false },
+		{ "vm.swappiness", "0x10", -EINVAL, false },
+		{ "vm.swappiness", " 10", -EINVAL, false },
+		{ "vm.swappiness", "", -EINVAL, false },
+		{ "vm.swappiness", "99999999999999999999999", -EINVAL, false },
+		{ "vm.panic_on_oom", "0", 0, false },
+		{ "vm.panic_on_oom", "1", 0, true },
+		{ "vm.panic_on_oom", "2", 0, true },
+		{ "vm.panic_on_oom", "3", -EINVAL, false },
+		{ "vm.memory_failure_recovery", "0", 0, true },
+		{ "vm.memory_failure_recovery", "1", 0, false },
+		{ "vm.min_free_kbytes", "262144", 0, false },
+		{ "vm.min_free_kbytes", "262145", 0, true },
+		{ "vm.min_free_kbytes", "999999999", 0, true },
+		{ "vm.min_free_kbytes", "2147483648", -EINVAL, false },
+		{ "vm.overcommit_memory", "2", 0, true },
+		{ "vm.overcommit_memory", "1", 0, false },
+		{ "vm.overcommit_ratio", "0", 0, true },
+		{ "vm.overcommit_ratio", "50", 0, false },
+		{ "vm.overcommit_kbytes", "0", 0, false },
+		{ "vm.overcommit_kbytes", "1024", 0, true },
+		{ "vm.overcommit_kbytes", "1048576", 0, false },
+		{ "vm.dirty_writeback_centisecs", "0", 0, true },
+		{ "vm.dirty_writeback_centisecs", "500", 0, false },
+		{ "vm.dirty_bytes", "4096", -EINVAL, false },
+		{ "vm.percpu_pagelist_high_fraction", "0", 0, false },
+		{ "vm.percpu_pagelist_high_fraction", "7", -EINVAL, false },
+		{ "vm.percpu_pagelist_high_fraction", "8", 0, false },
+		{ "vm.lowmem_reserve_ratio", "256 256 32 0 0", 0, false },
+		{ "vm.lowmem_reserve_ratio", "256\t256\t32", 0, false },
+		{ "vm.lowmem_reserve_ratio", "256 -1", -EINVAL, false },
+		{ "vm.lowmem_reserve_ratio", "1 2 3 4 5 6 7 8 9", -EINVAL, false },
+		{ "vm.lowmem_reserve_ratio", "256 ", 0, false },
+		{ "vm.numa_zonelist_order", "Node", 0, false },
+		{ "vm.numa_zonelist_order", "%p", -EINVAL, false },
+		{ "/sys/kernel/mm/transparent_hugepage/enabled", "madvise", 0, false },
+		{ "/sys/kernel/mm/transparent_hugepage/enabled", "madv", -EINVAL, false },
+		{ "/sys/kernel/mm/transparent_hugepage/shmem_enabled", "force", 0, true },
+		{ "/sys/kernel/mm/transparent_hugepage/shmem_enabled", "deny", 0, true },
+		{ "/sys/kernel/mm/transparent_hugepage/shmem_enabled", "within_size", 0, false },
+		{ "/sys/kernel/mm/lru_gen/min_ttl_ms", "1000", 0, false },
+		{ "/sys/kernel/mm/lru_gen/min_ttl_ms", "4294967295", 0, true },
+		{ "/sys/kernel/mm/lru_gen/min_ttl_ms", "4294967296", -EINVAL, false },
+		{ "/sys/kernel/mm/transparent_hugepage/khugepaged/pages_to_scan", "0", -EINVAL, false },
+		{ "/sys/kernel/mm/numa/demotion_enabled", "true", 0, false },
+		{ "/sys/kernel/mm/numa/demotion_enabled", "1", -EINVAL, false },
+	};
+	char why[256];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct value_schema *s = value_schema_find(cases[i].key);
+		bool dangerous = !cases[i].dangerous;
+
+		assert_non_null(s);
+		if (value_schema_check(s, cases[i].value, &dangerous, why, sizeof(why)) != cases[i].r)
+			fail_msg("%s = '%s': expected %d", cases[i].key, cases[i].value, cases[i].r);
+		if (cases[i].r == 0 && dangerous != cases[i].dangerous)
+			fail_msg("%s = '%s': dangerous %d", cases[i].key, cases[i].value, dangerous);
+	}
 }
 
 static void test_check_path(void **state)
 {
+	/* The findings: each was accepted by the old prefix rule. */
+	static const char *const refused[] = {
+		"/sys/devices/system/node/node0/uevent",
+		"/sys/devices/system/node/node1/reclaim",
+		"/sys/devices/system/node/node0/compact",
+		"/sys/devices/system/node/node0/hugepages/hugepages-2048kB/nr_hugepages",
+		"/sys/kernel/mm/hugepages/hugepages-1048576kB/nr_hugepages",
+		"/sys/kernel/mm/hugepages/hugepages-2048kB/nr_overcommit_hugepages",
+		"/sys/kernel/mm/ksm/run",
+		"/sys/kernel/mm/damon/admin/kdamonds/nr_kdamonds",
+		"/sys/kernel/mm/damon/admin/kdamonds/0/state",
+		"/sys/kernel/mm/damon/admin/kdamonds/0/contexts/0/operations",
+		"/sys/kernel/mm/damon/admin/kdamonds/0/contexts/0/schemes/0/action",
+		"/sys/kernel/mm/transparent_hugepage/uevent",
+		"/sys/kernel/mm/transparent_hugepage/khugepaged",
+		"/sys/kernel/mm/transparent_hugepage/enabled/x",
+		"/sys/kernel/mm", "/sys/kernel/mm/x",
+	};
 	const char *why = NULL;
 
 	(void)state;
 	assert_int_equal(knob_check_path("/sys/kernel/mm/transparent_hugepage/enabled", &why), KNOB_SYSFS);
-	assert_int_equal(knob_check_path("/sys/devices/system/node/node1/reclaim", &why), KNOB_SYSFS);
+	assert_int_equal(knob_check_path("/sys/kernel/mm/lru_gen/min_ttl_ms", &why), KNOB_SYSFS);
 	assert_int_equal(knob_check_path("/proc/sys/vm/swappiness", &why), KNOB_SYSCTL);
-	assert_int_equal(knob_check_path("/sys/kernel/mm", &why), -EPERM);
-	assert_int_equal(knob_check_path("/sys/kernel/mm/", &why), -EPERM);
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		if (knob_check_path(refused[i], &why) != -EPERM)
+			fail_msg("%s was allowed", refused[i]);
+		assert_string_equal(why, "not an allowed sysfs file (mmbatchd --list-keys lists them)");
+	}
 	assert_int_equal(knob_check_path("/sys/kernel/mm/../../../etc/passwd", &why), -EPERM);
 	assert_int_equal(knob_check_path("/sys/kernel/mm/./x", &why), -EPERM);
 	assert_int_equal(knob_check_path("/sys/kernel/mm//x", &why), -EPERM);
@@ -114,6 +241,12 @@ static void test_check_path(void **state)
 	assert_int_equal(knob_check_path("sys/kernel/mm/x", &why), -EPERM);
 	assert_int_equal(knob_check_path("/sys/kernel/mm/x y", &why), -EPERM);
 	assert_int_equal(knob_check_path("/sys/kernel/mm_evil/x", &why), -EPERM);
+	/* Choice files by the table's flag only. */
+	assert_true(sysfs_is_choice_file("/sys/kernel/mm/transparent_hugepage/enabled"));
+	assert_true(sysfs_is_choice_file("/sys/kernel/mm/transparent_hugepage/shmem_enabled"));
+	assert_false(sysfs_is_choice_file("/sys/kernel/mm/transparent_hugepage/use_zero_page"));
+	assert_false(sysfs_is_choice_file("/sys/kernel/mm/damon/admin/kdamonds/0/state"));
+	assert_false(sysfs_is_choice_file("/proc/sys/vm/numa_zonelist_order"));
 }
 
 static void test_resolve(void **state)
@@ -134,60 +267,83 @@ static void test_resolve(void **state)
 	assert_int_equal(symlink("../kernel/core_pattern", link), 0);
 	assert_int_equal(knob_resolve(f->root, "/proc/sys/vm/max_map_count", &real, &why), -EPERM);
 
-	/* A symlink that stays in its tree is fine; one that leaves is not,
-	 * even when it lands in another allowed tree. */
-	snprintf(link, sizeof(link), "%s/sys/kernel/mm/inside", f->root);
-	assert_int_equal(symlink("transparent_hugepage/enabled", link), 0);
-	assert_int_equal(knob_resolve(f->root, "/sys/kernel/mm/inside", &real, &why), 0);
-	free(real);
-	snprintf(link, sizeof(link), "%s/sys/kernel/mm/cross", f->root);
-	assert_int_equal(symlink("../../../proc/sys/vm/swappiness", link), 0);
-	assert_int_equal(knob_resolve(f->root, "/sys/kernel/mm/cross", &real, &why), -EPERM);
-	snprintf(link, sizeof(link), "%s/sys/kernel/mm/escape", f->root);
+	/* No allowed sysfs file may be a symlink either, not even one that
+	 * stays in /sys/kernel/mm: its target is another file, maybe one the
+	 * allowlist leaves out. */
+	snprintf(link, sizeof(link), "%s/sys/kernel/mm/transparent_hugepage/defrag", f->root);
+	assert_int_equal(symlink("enabled", link), 0);
+	assert_int_equal(knob_resolve(f->root, "/sys/kernel/mm/transparent_hugepage/defrag", &real, &why), -EPERM);
+	snprintf(link, sizeof(link), "%s/sys/kernel/mm/transparent_hugepage/use_zero_page", f->root);
+	assert_int_equal(symlink("../../../../proc/sys/vm/swappiness", link), 0);
+	assert_int_equal(knob_resolve(f->root, "/sys/kernel/mm/transparent_hugepage/use_zero_page", &real, &why), -EPERM);
+	snprintf(link, sizeof(link), "%s/sys/kernel/mm/transparent_hugepage/shmem_enabled", f->root);
 	assert_int_equal(symlink("/etc/hostname", link), 0);
-	assert_int_equal(knob_resolve(f->root, "/sys/kernel/mm/escape", &real, &why), -EPERM);
-	assert_string_equal(why, "resolves (through a symlink) outside its allowed tree");
-	/* A symlinked directory inside the tree escaping it. */
-	snprintf(link, sizeof(link), "%s/sys/devices/system/node/node9", f->root);
+	assert_int_equal(knob_resolve(f->root, "/sys/kernel/mm/transparent_hugepage/shmem_enabled", &real, &why), -EPERM);
+	assert_string_equal(why, "resolves through a symlink (an allowed file must be the file itself)");
+	/* A symlinked directory above an allowed file. */
+	snprintf(link, sizeof(link), "%s/sys/kernel/mm/lru_gen", f->root);
 	assert_int_equal(symlink("/etc", link), 0);
-	assert_int_equal(knob_resolve(f->root, "/sys/devices/system/node/node9/hostname", &real, &why), -EPERM);
+	assert_int_equal(knob_resolve(f->root, "/sys/kernel/mm/lru_gen/enabled", &real, &why), -ENOENT);
+	fake_write(f->dir, "etc2/enabled", "y\n");
+	snprintf(link, sizeof(link), "%s/sys/kernel/mm/numa", f->root);
+	snprintf(want, sizeof(want), "%s/etc2", f->dir);
+	assert_int_equal(symlink(want, link), 0);
+	fake_write(f->dir, "etc2/demotion_enabled", "false\n");
+	assert_int_equal(knob_resolve(f->root, "/sys/kernel/mm/numa/demotion_enabled", &real, &why), -EPERM);
+	/* The real file resolves to itself. */
+	snprintf(want, sizeof(want), "%s/sys/kernel/mm/transparent_hugepage/enabled", f->root);
+	assert_int_equal(knob_resolve(f->root, "/sys/kernel/mm/transparent_hugepage/enabled", &real, &why), 0);
+	assert_string_equal(real, want);
+	free(real);
 }
+
+#define THP_ENABLED "/sys/kernel/mm/transparent_hugepage/enabled"
+#define PAGES_TO_SCAN "/sys/kernel/mm/transparent_hugepage/khugepaged/pages_to_scan"
+#define DAMON_MEMCG "/sys/kernel/mm/damon/admin/kdamonds/0/contexts/0/schemes/0/filters/0/memcg_path"
 
 static void test_values(void **state)
 {
 	char out[KNOB_VALUE_MAX];
 
 	(void)state;
-	knob_canonical(KNOB_SYSFS, "always [madvise] never", out, sizeof(out));
+	knob_canonical(THP_ENABLED, "always [madvise] never", out, sizeof(out));
 	assert_string_equal(out, "madvise");
-	knob_canonical(KNOB_SYSCTL, "4096\t87380\t6291456", out, sizeof(out));
+	knob_canonical("/proc/sys/vm/lowmem_reserve_ratio", "4096\t87380\t6291456", out, sizeof(out));
 	assert_string_equal(out, "4096 87380 6291456");
-	knob_canonical(KNOB_SYSCTL, "/crash/core [%e] %p", out, sizeof(out));
+	knob_canonical("/proc/sys/vm/numa_zonelist_order", "/crash/core [%e] %p", out, sizeof(out));
 	assert_string_equal(out, "/crash/core [%e] %p");
-	knob_canonical(KNOB_SYSCTL, "4096\t87380\t6291456", out, sizeof(out));
-	assert_string_equal(out, "4096 87380 6291456");
-	assert_true(knob_matches("always [madvise] never", "madvise"));
-	assert_false(knob_matches("always [madvise] never", "never"));
-	assert_true(knob_matches("4096\t87380  6291456", "4096 87380 6291456"));
-	assert_true(knob_matches("60", "60"));
-	assert_false(knob_matches("60", "6"));
-	assert_true(knob_choice_allowed("always [madvise] never", "never"));
-	assert_true(knob_choice_allowed("always [madvise] never", "madvise"));
-	assert_false(knob_choice_allowed("always [madvise] never", "sometimes"));
-	assert_false(knob_choice_allowed("always [madvise] never", "alway"));
-	assert_true(knob_choice_allowed("60", "anything"));
+	assert_true(knob_matches(THP_ENABLED, "always [madvise] never", "madvise"));
+	assert_false(knob_matches(THP_ENABLED, "always [madvise] never", "never"));
+	assert_true(knob_matches("/proc/sys/vm/lowmem_reserve_ratio", "4096\t87380  6291456", "4096 87380 6291456"));
+	assert_true(knob_matches("/proc/sys/vm/swappiness", "60", "60"));
+	assert_false(knob_matches("/proc/sys/vm/swappiness", "60", "6"));
+	assert_true(knob_choice_allowed(THP_ENABLED, "always [madvise] never", "never"));
+	assert_true(knob_choice_allowed(THP_ENABLED, "always [madvise] never", "madvise"));
+	assert_false(knob_choice_allowed(THP_ENABLED, "always [madvise] never", "sometimes"));
+	assert_false(knob_choice_allowed(THP_ENABLED, "always [madvise] never", "alway"));
+	assert_true(knob_choice_allowed("/proc/sys/vm/swappiness", "60", "anything"));
 
-	/* The original that restores a file exactly: a sysctl's raw text,
-	 * brackets and tabs included; a sysfs choice file's choice. */
-	knob_original(KNOB_SYSCTL, "/crash/core [%e] %p", out, sizeof(out));
+	/* The original that restores a file exactly: any file's raw text,
+	 * brackets and tabs included, except a choice file's choice. */
+	knob_original("/proc/sys/vm/numa_zonelist_order", "/crash/core [%e] %p", out, sizeof(out));
 	assert_string_equal(out, "/crash/core [%e] %p");
-	knob_original(KNOB_SYSCTL, "4096\t87380\t6291456", out, sizeof(out));
+	knob_original("/proc/sys/vm/lowmem_reserve_ratio", "4096\t87380\t6291456", out, sizeof(out));
 	assert_string_equal(out, "4096\t87380\t6291456");
-	knob_original(KNOB_SYSFS, "always [madvise] never", out, sizeof(out));
+	knob_original(THP_ENABLED, "always [madvise] never", out, sizeof(out));
 	assert_string_equal(out, "madvise");
+	/* The low finding: a sysfs text with brackets in a file that is no
+	 * choice file stays whole (the old rule journaled "1"). */
+	knob_original(PAGES_TO_SCAN, "/system.slice/app[1].service", out, sizeof(out));
+	assert_string_equal(out, "/system.slice/app[1].service");
+	knob_original(DAMON_MEMCG, "/system.slice/app[1].service", out, sizeof(out));
+	assert_string_equal(out, "/system.slice/app[1].service");
+	knob_canonical(PAGES_TO_SCAN, "/system.slice/app[1].service", out, sizeof(out));
+	assert_string_equal(out, "/system.slice/app[1].service");
+	assert_false(knob_matches(PAGES_TO_SCAN, "/system.slice/app[1].service", "1"));
+	assert_true(knob_choice_allowed(PAGES_TO_SCAN, "/system.slice/app[1].service", "4096"));
 	/* ... and a restored text with brackets reads back as a match. */
-	assert_true(knob_matches("/crash/core [%e] %p", "/crash/core [%e] %p"));
-	assert_false(knob_matches("/crash/core [%e] %p", "/crash/core"));
+	assert_true(knob_matches("/proc/sys/vm/numa_zonelist_order", "/crash/core [%e] %p", "/crash/core [%e] %p"));
+	assert_false(knob_matches("/proc/sys/vm/numa_zonelist_order", "/crash/core [%e] %p", "/crash/core"));
 }
 
 static void test_read_write(void **state)
@@ -223,6 +379,7 @@ int main(void)
 		cmocka_unit_test(test_sysctl_path),
 		cmocka_unit_test(test_escape_keys_refused),
 		cmocka_unit_test(test_keys_table),
+		cmocka_unit_test(test_schema),
 		cmocka_unit_test(test_check_path),
 		cmocka_unit_test_setup_teardown(test_resolve, fake_setup, fake_teardown),
 		cmocka_unit_test(test_values),

@@ -201,11 +201,11 @@ static void test_tampered_journal(void **state)
 
 	/* A symlink escape: refused at restore time, and nothing is written,
 	 * not even the valid entry before it. */
-	snprintf(link, sizeof(link), "%s/sys/kernel/mm/evil", f->root);
+	snprintf(link, sizeof(link), "%s/sys/kernel/mm/transparent_hugepage/use_zero_page", f->root);
 	assert_int_equal(symlink("/etc/hostname", link), 0);
 	j = journal_new("x", FAKE_BOOT_ID);
 	journal_add(j, "/proc/sys/vm/swappiness", "1");
-	journal_add(j, "/sys/kernel/mm/evil", "pwned");
+	journal_add(j, "/sys/kernel/mm/transparent_hugepage/use_zero_page", "pwned");
 	reset_wrap();
 	assert_int_equal(journal_restore(j, f->root, NULL, &err), -EPERM);
 	assert_int_equal(writes, 0);
@@ -224,6 +224,68 @@ static void test_tampered_journal(void **state)
 	assert_non_null(strstr(err.msg, "/journal:1:1: not an mmbatchd journal"));
 }
 
+/* The low finding: a text with brackets in a sysfs file that is not a
+ * choice file (a DAMON memcg_path "/system.slice/app[1].service" was
+ * journaled as "1" and restored so). Only the allowlist's flag makes a
+ * choice file now: the original goes into the journal and back byte for
+ * byte. */
+static void test_brackets_round_trip(void **state)
+{
+	static const char *const orig = "/system.slice/app[1].service";
+	struct fake *f = *state;
+	struct mb_error err = { "" };
+	struct profile *p;
+	struct journal *j = NULL, *loaded = NULL;
+	struct plan *pl = NULL;
+
+	fake_write(f->root, "sys/kernel/mm/transparent_hugepage/khugepaged/pages_to_scan", "/system.slice/app[1].service\n");
+	p = load(f, "sysfs:\n  /sys/kernel/mm/transparent_hugepage/khugepaged/pages_to_scan: 4096\n");
+	reset_wrap();
+	if (plan_new(p, f->root, &pl, &err) < 0)
+		fail_msg("%s", err.msg);
+	assert_string_equal(pl->items[0].original, orig);
+	assert_string_equal(pl->items[0].current, orig);
+	assert_true(pl->items[0].change);
+	assert_int_equal(plan_apply(pl, f->state, &j, &err), 1);
+	assert_string_equal(fake_read(f->root, "sys/kernel/mm/transparent_hugepage/khugepaged/pages_to_scan"), "4096");
+	assert_int_equal(journal_load(f->state, FAKE_BOOT_ID, &loaded, &err), 0);
+	assert_string_equal(journal_find(loaded, "/sys/kernel/mm/transparent_hugepage/khugepaged/pages_to_scan")->value, orig);
+	assert_int_equal(journal_restore(loaded, f->root, NULL, &err), 1);
+	assert_string_equal(fake_read(f->root, "sys/kernel/mm/transparent_hugepage/khugepaged/pages_to_scan"), orig);
+	/* Restored, it reads back as the original: a second restore writes nothing. */
+	assert_int_equal(journal_restore(loaded, f->root, NULL, &err), 0);
+	journal_free(loaded);
+	journal_free(j);
+	plan_free(pl);
+	profile_free(p);
+}
+
+/* A dangerous value goes through once the profile opts into its key (the
+ * refusals are tests/mmbatchd/bad/dangerous-*.yaml), and is flagged so
+ * that plan_apply logs it at warning. */
+static void test_dangerous_opt_in(void **state)
+{
+	struct fake *f = *state;
+	struct mb_error err = { "" };
+	struct profile *p;
+	struct journal *j = NULL;
+	struct plan *pl = NULL;
+
+	fake_write(f->root, "proc/sys/vm/panic_on_oom", "0\n");
+	p = load(f, "allow_dangerous: [vm.panic_on_oom]\nsysctl:\n  vm.panic_on_oom: 2\n  vm.swappiness: 10\n");
+	assert_true(p->knobs[0].dangerous);
+	assert_false(p->knobs[1].dangerous);
+	reset_wrap();
+	assert_int_equal(plan_new(p, f->root, &pl, &err), 0);
+	assert_int_equal(plan_apply(pl, f->state, &j, &err), 2);
+	assert_string_equal(fake_read(f->root, "proc/sys/vm/panic_on_oom"), "2");
+	assert_int_equal(journal_restore(j, f->root, NULL, &err), 2);
+	assert_string_equal(fake_read(f->root, "proc/sys/vm/panic_on_oom"), "0");
+	journal_free(j);
+	plan_free(pl);
+	profile_free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -232,6 +294,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_failed_write_restores, fake_setup, fake_teardown),
 		cmocka_unit_test_setup_teardown(test_journal_first_original_wins, fake_setup, fake_teardown),
 		cmocka_unit_test_setup_teardown(test_tampered_journal, fake_setup, fake_teardown),
+		cmocka_unit_test_setup_teardown(test_brackets_round_trip, fake_setup, fake_teardown),
+		cmocka_unit_test_setup_teardown(test_dangerous_opt_in, fake_setup, fake_teardown),
 	};
 
 	mb_log_set_level(LOG_WARNING);

@@ -101,12 +101,13 @@ static void test_errors(void **state)
 		const char *yaml, *msg;
 	} cases[] = {
 		{ "sysctl:\n  vm.swappiness: 1\n  vm.swappiness: 2\n", "t.yaml:3:3: duplicate key 'vm.swappiness' (first at line 2)" },
-		{ "foo: 1\n", "t.yaml:1:1: unknown key 'foo' (expected include, sysctl, sysfs, drain, smoke, rollback, metrics_file)" },
+		{ "foo: 1\n", "t.yaml:1:1: unknown key 'foo' (expected include, sysctl, sysfs, drain, smoke, rollback, metrics_file, allow_dangerous)" },
 		{ "drain: {method: warp}\n", "t.yaml:1:17: drain.method must be auto, sysctl or migrate_pages, not 'warp'" },
 		{ "include: x.yaml\n", "t.yaml:1:10: include is not allowed here" },
 		{ "sysctl: {a: &x 1, b: *x}\n", "t.yaml:1:22: YAML aliases are not supported" },
 		{ "", "t.yaml:1:1: profile is empty (expected a mapping)" },
-		{ "sysfs:\n  /sys/kernel/mm/x: [1]\n", "t.yaml:2:21: '/sys/kernel/mm/x' must have a scalar value, not a list" },
+		{ "sysfs:\n  /sys/kernel/mm/ksm/run: 1\n", "t.yaml:2:3: invalid sysfs path '/sys/kernel/mm/ksm/run': not an allowed sysfs file (mmbatchd --list-keys lists them)" },
+		{ "sysfs:\n  /sys/kernel/mm/lru_gen/enabled: [1]\n", "t.yaml:2:35: '/sys/kernel/mm/lru_gen/enabled' must have a scalar value, not a list" },
 	};
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
