@@ -65,11 +65,13 @@ $(GUEST_KERNELS): guest-kernel-%: | deps-kernel
 # FLAVOR=guest DEBUG=1, every other knob unset).
 debug_build = $(OUT)/build/$(1)-guest-debug/mmbatch-build.env
 DEBUG_KERNELS := $(addprefix debug-kernel-,$(GUEST_BASES))
-# The debug kernels `make check` builds and boots (issue 14: the debug
-# guests of both bases boot in make check). A KASAN+lockdep build costs two
-# to five guest builds' time cold; CHECK_DEBUG_BASES=6.12 makes a shorter
-# check that lists 6.1's as skipped.
-CHECK_DEBUG_BASES ?= 6.12 6.1
+# The debug kernels `make check` builds and boots: 6.12's only. A
+# KASAN+lockdep guest costs about as much cold on either base, so the base
+# is chosen by what else uses it: 6.12 is the base `make` ships by default
+# and check-packages installs its debug image. 6.1's debug guest boots in
+# `make check-vm-debug` (and check-vm-all), its own targets; here it is a
+# listed skip. CHECK_DEBUG_BASES='6.12 6.1' puts it back into make check.
+CHECK_DEBUG_BASES ?= 6.12
 
 ## kernel: debug-kernels  the debug guest kernels of every base in GUEST_BASES, each recorded in out/build/<base>-guest-debug/mmbatch-build.env
 PHONY += debug-kernels

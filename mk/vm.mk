@@ -43,7 +43,7 @@ $(VANILLA_KERNELS): vanilla-kernel-%: | deps-kernel
 VM_FULL_PLAN ?= 6.1:bookworm 6.12:trixie
 CHECK_VM_DEBUG_BASES = $(filter $(VM_BASES),$(CHECK_DEBUG_BASES))
 
-## test: check-vm  make check's VM stage: the guest builds of VM_BASES (6.12 6.1) on the busybox quick path, the dpkg-installed systemd full path for the pairs of VM_FULL_PLAN (6.1 on Debian 12, 6.12 on Debian 13; the others listed as skipped), the debug builds of CHECK_DEBUG_BASES (6.12 6.1) on the quick path; any kernel splat fails (ONLY='vm/quick-6.12 vm/full-6.1 vm/debug-6.12'; VM_KERNEL=stock boots Debian's kernels instead)
+## test: check-vm  make check's VM stage: the guest builds of VM_BASES (6.12 6.1) on the busybox quick path, the dpkg-installed systemd full path for the pairs of VM_FULL_PLAN (6.1 on Debian 12, 6.12 on Debian 13; the others listed as skipped), the debug builds of CHECK_DEBUG_BASES (6.12) on the quick path; any kernel splat fails (ONLY='vm/quick-6.12 vm/full-6.1 vm/debug-6.12'; VM_KERNEL=stock boots Debian's kernels instead)
 PHONY += check-vm
 check-vm: $(addprefix guest-packages-,$(VM_BASES)) $(addprefix debug-kernel-,$(CHECK_VM_DEBUG_BASES)) $(VM_BINS) | deps-vm
 	@VM_BUILDS="$(VM_BUILDS)" VM_DEBUG_BUILDS="$(foreach b,$(CHECK_VM_DEBUG_BASES),$(call debug_build,$(b)))" VM_FULL_PLAN="$(VM_FULL_PLAN)" VM_KERNEL=$(VM_KERNEL) $(TOP)/tests/vm/run.sh
