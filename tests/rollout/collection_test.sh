@@ -48,11 +48,12 @@ key=$T/key.gpg
 step "bad variables are refused before anything is written"
 play nokernel -e mmbatch_rollout_repo_url=http://127.0.0.1:9 -e "mmbatch_rollout_repo_key=$key"
 expect_status "no kernel: exit" nonzero "$rc"
-expect_contains "no kernel: says what to set" "mmbatch_rollout: set mmbatch_rollout_kernel" "@$T/nokernel.out"
+expect_contains "no kernel: names the host and what to set" "h1: mmbatch_rollout_kernel: must be a kernel release" "@$T/nokernel.out"
 expect_absent "no kernel: no report" "$T/report-nokernel"
 play badurl -e mmbatch_rollout_kernel=6.12.117-mmbatch2-cloud -e mmbatch_rollout_repo_url=ftp://x -e "mmbatch_rollout_repo_key=$key"
 expect_status "an ftp URL: exit" nonzero "$rc"
-expect_contains "an ftp URL: named" "got 'ftp://x'" "@$T/badurl.out"
+expect_contains "an ftp URL: named" 'h1: mmbatch_rollout_repo_url: must be an http://, https:// or file:/// URL' "@$T/badurl.out"
+expect_contains "an ftp URL: shown" "got 'ftp://x'" "@$T/badurl.out"
 play nokey -e mmbatch_rollout_kernel=6.12.117-mmbatch2-cloud -e mmbatch_rollout_repo_url=http://127.0.0.1:9 -e "mmbatch_rollout_repo_key=$T/none.gpg"
 expect_status "a missing key: exit" nonzero "$rc"
 expect_contains "a missing key: named" "no such file on the controller: $T/none.gpg" "@$T/nokey.out"
@@ -63,6 +64,20 @@ play keep -e mmbatch_rollout_kernel='bad release!' -e mmbatch_rollout_repo_url=h
 expect_status "a bad release: exit" nonzero "$rc"
 expect_file "a refused run leaves the previous report where it was" "$T/report-keep/waves/1.json"
 expect_absent "and moves nothing to history" "$T/report-keep/history"
+# More values each host must pass (tests/rollout/injection_test.sh has the
+# four injections of issue 41, on fake hosts).
+good=(-e mmbatch_rollout_kernel=6.12.117-mmbatch2-cloud -e mmbatch_rollout_repo_url=http://127.0.0.1:9 -e "mmbatch_rollout_repo_key=$key"
+	-e mmbatch_rollout_connect_timeout=3)
+play badpkg "${good[@]}" -e '{"mmbatch_rollout_package": "linux-image-x -oAPT::Get::AllowUnauthenticated=true"}'
+expect_fails "a package name with an apt option" 'h1: mmbatch_rollout_package: must be a package name' "$rc" "@$T/badpkg.out"
+play nlurl "${good[@]}" -e '{"mmbatch_rollout_repo_url": "https://x/rpm\ngpgcheck=0"}'
+expect_fails "a URL with a newline (a .repo line)" 'h1: mmbatch_rollout_repo_url: must be' "$rc" "@$T/nlurl.out"
+printf '[fleet]\nh1 ansible_host=127.0.0.1 ansible_port=1\nh2 ansible_host=127.0.0.1 ansible_port=1 mmbatch_rollout_report_dir=/etc/cron.d\n' >"$T/hosts-dir.ini"
+rc=0; ansible-playbook -i "$T/hosts-dir.ini" mmbatch.fleet.rollout "${good[@]}" -e mmbatch_rollout_max_fail_percentage=ten >"$T/maxfail.out" 2>&1 || rc=$?
+expect_fails "a failure budget that is not a number" 'mmbatch_rollout_max_fail_percentage: must be a whole number' "$rc" "@$T/maxfail.out"
+rc=0; ansible-playbook -i "$T/hosts-dir.ini" mmbatch.fleet.rollout "${good[@]}" >"$T/twodirs.out" 2>&1 || rc=$?
+expect_fails "a host with a report directory of its own" 'mmbatch_rollout_report_dir: hosts name different report directories' "$rc" "@$T/twodirs.out"
+expect_absent "and no report is started" "$PWD/mmbatch-rollout-report"
 
 step "hosts that do not answer fail, and the rollout stops"
 play down -e mmbatch_rollout_kernel=6.12.117-mmbatch2-cloud -e mmbatch_rollout_repo_url=http://127.0.0.1:9 \

@@ -6,6 +6,11 @@
 #   host_state_test  the host_state module on a fake state directory;
 #   collection_test  ansible-galaxy build and install, ansible-lint, bad
 #                    variables refused, hosts that do not answer stop it;
+#   injection_test   issue 41's four injections (state dir, one host's
+#                    kernel, a suite with a newline, a host named ../../x)
+#                    refused before any host changes, after a good rollout
+#                    through the same fake hosts (chroot connection into
+#                    directories with stubs, in a private mount namespace);
 #   dnf_host_test    the role's install-dnf.yml through Ansible's chroot
 #                    connection into an approximate RPM host: key, .repo,
 #                    dnf install from the signed yum repository, idempotent,
@@ -30,6 +35,7 @@ here=$TOP/tests/rollout
 run_test report_test bash "$here/report_test.sh"
 run_test host_state_test bash "$here/host_state_test.sh"
 run_test collection_test bash "$here/collection_test.sh"
+run_test injection_test bash "$here/injection_test.sh"
 run_test dnf_host_test bash "$here/dnf_host_test.sh"
 
 code=$("$here/code-hash.sh")
