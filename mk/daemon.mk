@@ -54,9 +54,13 @@ $(MBD_FUZZ_DIR)/fuzz_profile: $(MBD_TEST_DIR)/fuzz/fuzz_profile.c $(MBD_FUZZ_OBJ
 $(BIN_DIR)/mmbatchd-notify-listen: $(MBD_TEST_DIR)/notify/notify_listen.c | deps-daemon
 	@mkdir -p $(@D) && $(CC) $(MB_CFLAGS) $(MB_LDFLAGS) -o $@ $<
 
+# systemd's fd store and barrier for one start, for tests/mmbatchd/caps_test.sh.
+$(BIN_DIR)/mmbatchd-fdstore-listen: $(MBD_TEST_DIR)/notify/fdstore_listen.c | deps-daemon
+	@mkdir -p $(@D) && $(CC) $(MB_CFLAGS) $(MB_LDFLAGS) -o $@ $<
+
 ## test: check-daemon  mmbatchd unit tests, malformed profiles, scenario tests
 PHONY += check-daemon
-check-daemon: $(BIN_DIR)/mmbatchd $(MBD_UNIT_BIN) $(BIN_DIR)/mmbatchd-notify-listen
+check-daemon: $(BIN_DIR)/mmbatchd $(MBD_UNIT_BIN) $(BIN_DIR)/mmbatchd-notify-listen $(BIN_DIR)/mmbatchd-fdstore-listen
 	@MMBATCHD=$(BIN_DIR)/mmbatchd MBD_UNIT_DIR=$(BIN_DIR)/mmbatchd-unit $(TOP)/tests/mmbatchd/run.sh
 
 ## test: check-daemon-san  the same suite built with ASan+UBSan

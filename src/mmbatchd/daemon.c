@@ -21,6 +21,7 @@
 #include "metricsdir.h"
 #include "sdproto.h"
 #include "status.h"
+#include "watchstore.h"
 
 struct daemon {
 	const struct daemon_opts *o;
@@ -28,6 +29,7 @@ struct daemon {
 	struct plan *plan;
 	struct journal *journal;
 	struct exitwatch *watch;
+	bool watch_stored;	/* watch is systemd's fd store's socket */
 	struct drainer *drainer;
 	int epfd, sigfd, wdfd;
 	uint64_t reloads;
@@ -84,27 +86,44 @@ static int epoll_add(int epfd, int fd, uint32_t tag)
 	return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev) < 0 ? -errno : 0;
 }
 
-/* Opens the exit watcher and drainer the policy asks for (none when
- * drain.on_exit is false). */
-static int drain_open(const struct daemon_opts *o, const struct profile *p, struct exitwatch **ret_w,
-		      struct drainer **ret_d, struct mb_error *err)
+/* Closes a watcher; one from systemd's fd store leaves it too, or the
+ * store's copy would keep the subscription (and its queue) alive. */
+static void watch_free(struct exitwatch *w, bool stored)
 {
-	struct exitwatch *w = NULL;
+	exitwatch_free(w);
+	if (w && stored)
+		watchstore_drop();
+}
+
+/* Opens the exit watcher and drainer the policy asks for (none when
+ * drain.on_exit is false). stored, the socket systemd passed (or NULL), is
+ * taken over: used when drains are on, closed when they are off. */
+static int drain_open(const struct daemon_opts *o, const struct profile *p, struct exitwatch *stored,
+		      struct exitwatch **ret_w, struct drainer **ret_d, struct mb_error *err)
+{
+	struct exitwatch *w = stored;
 	struct drainer *dr = NULL;
 	int r;
 
 	*ret_w = NULL;
 	*ret_d = NULL;
-	if (!p->drain.on_exit)
+	if (!p->drain.on_exit) {
+		watch_free(stored, true);
 		return 0;
-	r = exitwatch_open(&w);
-	if (r < 0) {
-		mb_error_set(err, p->path, 0, 0, "cannot watch process exits: %s", strerror(-r));
-		return r;
+	}
+	if (!w) {
+		r = exitwatch_open(&w);
+		if (r < 0) {
+			mb_error_set(err, p->path, 0, 0, "cannot watch process exits: %s%s", strerror(-r),
+				     r == -EPERM ? " (subscribing needs CAP_NET_ADMIN; under systemd, "
+						   "ExecStartPre=+mmbatchd --open-exit-watcher passes a subscribed socket)"
+						 : "");
+			return r;
+		}
 	}
 	r = drainer_new(o->root, &p->drain, &dr);
 	if (r < 0) {
-		exitwatch_free(w);
+		watch_free(w, w == stored);
 		mb_error_set(err, p->path, 0, 0, "cannot set up draining: %s", strerror(-r));
 		return r;
 	}
@@ -129,8 +148,9 @@ static void watch_close(struct daemon *d)
 {
 	if (d->watch)
 		(void)epoll_ctl(d->epfd, EPOLL_CTL_DEL, exitwatch_fd(d->watch), NULL);
-	exitwatch_free(d->watch);
+	watch_free(d->watch, d->watch_stored);
 	d->watch = NULL;
+	d->watch_stored = false;
 }
 
 static void drainer_close(struct daemon *d)
@@ -420,6 +440,7 @@ static int stop(struct daemon *d)
 int daemon_run(const struct daemon_opts *o, struct profile *p, struct mb_error *err)
 {
 	struct daemon d = { .o = o, .p = p, .epfd = -1, .sigfd = -1, .wdfd = -1 };
+	struct exitwatch *stored = NULL;
 	sigset_t mask;
 	int r;
 
@@ -433,11 +454,20 @@ int daemon_run(const struct daemon_opts *o, struct profile *p, struct mb_error *
 	r = plan_new(p, o->root, &d.plan, err);
 	if (r < 0)
 		goto out;
-	r = drain_open(o, p, &d.watch, &d.drainer, err);
+	/* The subscribed socket of the unit's ExecStartPre=+, if systemd passed
+	 * one: then this process never needs CAP_NET_ADMIN. */
+	r = watchstore_take(&stored, err);
 	if (r < 0)
 		goto out;
+	r = drain_open(o, p, stored, &d.watch, &d.drainer, err);
+	if (r < 0)
+		goto out;
+	d.watch_stored = d.watch && d.watch == stored;
 	/* The watcher is registered: CAP_NET_ADMIN (any netlink socket in the
-	 * host's network namespace) is not needed any more, drop it for good. */
+	 * host's network namespace) is not needed any more, drop it for good.
+	 * caps_drop() calls capset(2) only while we hold it: never under
+	 * mmbatchd.service, whose bounding set lacks it (its SystemCallFilter=
+	 * refuses capset). */
 	r = caps_drop(CAP_NET_ADMIN);
 	if (r < 0) {
 		mb_error_set(err, "mmbatchd", 0, 0, "cannot drop CAP_NET_ADMIN: %s", strerror(-r));

@@ -23,6 +23,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <linux/acct.h>
 #include <linux/genetlink.h>
 #include <linux/netlink.h>
@@ -44,7 +45,7 @@
 /* Reads per exitwatch_dispatch() call (each one or a few exit records). */
 #define EXITWATCH_MAX_READS 1024
 
-/* Our requests' sequence number; the kernel's exit records carry 0. */
+/* Our requests' sequence number (the kernel's exit records count their own). */
 #define GENL_REQUEST_SEQ 1
 
 struct exitwatch {
@@ -52,6 +53,7 @@ struct exitwatch {
 	uint16_t family;
 	uint64_t overruns;
 	uint64_t forged;
+	bool adopted;	/* exitwatch_adopt(): registered by another process */
 	char cpumask[64];
 };
 
@@ -145,19 +147,22 @@ static int genl_request(int fd, uint16_t family, uint8_t cmd, uint16_t attr,
 	if (r < 0)
 		return r;
 	/* The reply (if any) comes before the ack; the first message answering
-	 * our sequence number decides. Exit records (sequence 0) that slip in
-	 * right after registering are skipped: a missed exit is harmless. */
+	 * our sequence number decides. Exit records that slip in (after the
+	 * registration, or queued on an adopted socket) are skipped: they are
+	 * addressed from port 0 with the kernel's own sequence numbers, which
+	 * may be ours too, while answers carry our port. A missed exit is
+	 * harmless, and so is an overrun while we wait. */
 	for (;;) {
 		n = recv_from_kernel(NULL, fd, buf, bufsize, 0);
 		if (n < 0) {
-			if (n == -EINTR)
+			if (n == -EINTR || n == -ENOBUFS)
 				continue;
 			return (int)n;
 		}
 		struct nlmsghdr *nlh = (struct nlmsghdr *)buf;
 		if (!NLMSG_OK(nlh, (size_t)n))
 			return -EBADMSG;
-		if (nlh->nlmsg_seq != GENL_REQUEST_SEQ)
+		if (nlh->nlmsg_seq != GENL_REQUEST_SEQ || nlh->nlmsg_pid == 0)
 			continue;
 		if (nlh->nlmsg_type == NLMSG_ERROR) {
 			struct nlmsgerr *e = NLMSG_DATA(nlh);
@@ -167,6 +172,13 @@ static int genl_request(int fd, uint16_t family, uint8_t cmd, uint16_t attr,
 		}
 		return (int)n;
 	}
+}
+
+static void set_setup_timeout(int fd)
+{
+	struct timeval setup_timeout = { .tv_sec = 5 };
+
+	(void)setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &setup_timeout, sizeof(setup_timeout));
 }
 
 static int resolve_family(int fd, uint16_t *ret)
@@ -195,48 +207,73 @@ static int resolve_family(int fd, uint16_t *ret)
 	return -EBADMSG;
 }
 
+/* A netlink socket with the burst buffer and a bound on the blocking setup
+ * requests (the kernel answers at once, but a broken kernel must not hang
+ * the daemon's start). Returns the fd or a negative errno. */
+static int watch_socket(void)
+{
+	int fd, rcvbuf = EXITWATCH_RCVBUF;
+
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
+	if (fd < 0)
+		return -errno;
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf)) < 0)
+		(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
+	set_setup_timeout(fd);
+	return fd;
+}
+
+/* The privileged half: resolves the family and subscribes fd to the exit
+ * records of every possible CPU (cpumask, the mask registered, is kept
+ * for deregistering). */
+static int watch_register(int fd, uint16_t *family, char *cpumask, size_t size)
+{
+	char buf[4096];
+	int r;
+
+	r = resolve_family(fd, family);
+	if (r < 0) {
+		log_debug("exitwatch: taskstats family: %s", strerror(-r));
+		return r;
+	}
+	r = read_possible_cpus(cpumask, size);
+	if (r < 0)
+		return r;
+	/* The kernel answers the registration with an ack (or -EPERM without
+	 * CAP_NET_ADMIN, -EINVAL for a bad mask). */
+	r = genl_request(fd, *family, TASKSTATS_CMD_GET, TASKSTATS_CMD_ATTR_REGISTER_CPUMASK, cpumask,
+			 strlen(cpumask) + 1, buf, sizeof(buf));
+	if (r < 0)
+		log_debug("exitwatch: register cpumask %s: %s", cpumask, strerror(-r));
+	return r < 0 ? r : 0;
+}
+
+/* Blocking setup calls before this; from here on the event loop polls us. */
+static int watch_ready(int fd)
+{
+	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) < 0 || fcntl(fd, F_SETFD, FD_CLOEXEC) < 0)
+		return -errno;
+	return 0;
+}
+
 int exitwatch_open(struct exitwatch **ret)
 {
 	struct exitwatch *w;
-	char buf[4096];
-	int r, rcvbuf = EXITWATCH_RCVBUF;
-	/* The setup requests below block; the kernel answers at once, but a
-	 * bound keeps a broken kernel from hanging the daemon's start. */
-	struct timeval setup_timeout = { .tv_sec = 5 };
+	int r;
 
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return -ENOMEM;
-	w->fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
+	w->fd = watch_socket();
 	if (w->fd < 0) {
-		r = -errno;
+		r = w->fd;
 		goto fail;
 	}
-	if (setsockopt(w->fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf)) < 0)
-		(void)setsockopt(w->fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
-	(void)setsockopt(w->fd, SOL_SOCKET, SO_RCVTIMEO, &setup_timeout, sizeof(setup_timeout));
-
-	r = resolve_family(w->fd, &w->family);
-	if (r < 0) {
-		log_debug("exitwatch: taskstats family: %s", strerror(-r));
-		goto fail;
-	}
-	r = read_possible_cpus(w->cpumask, sizeof(w->cpumask));
+	r = watch_register(w->fd, &w->family, w->cpumask, sizeof(w->cpumask));
+	if (r == 0)
+		r = watch_ready(w->fd);
 	if (r < 0)
 		goto fail;
-	/* The kernel answers the registration with an ack (or -EPERM without
-	 * CAP_NET_ADMIN, -EINVAL for a bad mask). */
-	r = genl_request(w->fd, w->family, TASKSTATS_CMD_GET, TASKSTATS_CMD_ATTR_REGISTER_CPUMASK,
-			 w->cpumask, strlen(w->cpumask) + 1, buf, sizeof(buf));
-	if (r < 0) {
-		log_debug("exitwatch: register cpumask %s: %s", w->cpumask, strerror(-r));
-		goto fail;
-	}
-	/* Blocking calls above; from here on the event loop polls us. */
-	if (fcntl(w->fd, F_SETFL, fcntl(w->fd, F_GETFL) | O_NONBLOCK) < 0) {
-		r = -errno;
-		goto fail;
-	}
 	*ret = w;
 	return 0;
 fail:
@@ -244,6 +281,84 @@ fail:
 		close(w->fd);
 	free(w);
 	return r;
+}
+
+int exitwatch_open_registered(int *ret_fd)
+{
+	uint16_t family;
+	char cpumask[64];
+	int fd = watch_socket(), r;
+
+	if (fd < 0)
+		return fd;
+	r = watch_register(fd, &family, cpumask, sizeof(cpumask));
+	if (r < 0) {
+		close(fd);
+		return r;
+	}
+	*ret_fd = fd;
+	return 0;
+}
+
+/* What fd is, as exitwatch_adopt() wants it: 0, or why not. */
+static int check_socket(int fd)
+{
+	int v;
+	socklen_t len = sizeof(v);
+	struct sockaddr_nl self;
+	socklen_t slen = sizeof(self);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &v, &len) < 0)
+		return errno == ENOTSOCK ? -ENOTSOCK : -errno;
+	if (v != AF_NETLINK)
+		return -EAFNOSUPPORT;
+	len = sizeof(v);
+	if (getsockopt(fd, SOL_SOCKET, SO_PROTOCOL, &v, &len) < 0)
+		return -errno;
+	if (v != NETLINK_GENERIC)
+		return -EPROTONOSUPPORT;
+	/* Registering sends a request, which binds the socket to a port: an
+	 * unbound one was never registered and would stay silent. */
+	if (getsockname(fd, (struct sockaddr *)&self, &slen) < 0)
+		return -errno;
+	if (slen < sizeof(self) || self.nl_pid == 0)
+		return -ENOTCONN;
+	return 0;
+}
+
+int exitwatch_adopt(int fd, struct exitwatch **ret)
+{
+	struct exitwatch *w;
+	char buf[4096];
+	int r = check_socket(fd);
+
+	if (r < 0)
+		return r;
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	w->fd = fd;
+	w->adopted = true;
+	/* Records queued since the registration are exits from before we ran
+	 * (as good as unseen under exitwatch_open()); dropped, so that a full
+	 * queue cannot crowd out the answer to the family request below. */
+	for (int i = 0; i < EXITWATCH_MAX_READS * 64; i++) {
+		ssize_t n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+
+		if (n < 0 && errno != ENOBUFS && errno != EINTR)
+			break;
+	}
+	set_setup_timeout(fd);
+	/* Resolving needs no privilege; the registration is the socket's. */
+	r = resolve_family(fd, &w->family);
+	if (r == 0)
+		r = watch_ready(fd);
+	if (r < 0) {
+		free(w);
+		return r;
+	}
+	*ret = w;
+	return 0;
 }
 
 int exitwatch_fd(const struct exitwatch *w)
@@ -373,9 +488,12 @@ void exitwatch_free(struct exitwatch *w)
 	if (!w)
 		return;
 	/* Deregistering is a courtesy: closing the socket also drops the
-	 * listener (the kernel prunes it on the next send). Errors ignored. */
-	(void)genl_send(w->fd, w->family, TASKSTATS_CMD_GET, TASKSTATS_CMD_ATTR_DEREGISTER_CPUMASK,
-			w->cpumask, strlen(w->cpumask) + 1);
+	 * listener (the kernel prunes it on the next send). Errors ignored.
+	 * Not for an adopted socket: it needs CAP_NET_ADMIN, which the
+	 * adopter lacks by design. */
+	if (!w->adopted)
+		(void)genl_send(w->fd, w->family, TASKSTATS_CMD_GET, TASKSTATS_CMD_ATTR_DEREGISTER_CPUMASK,
+				w->cpumask, strlen(w->cpumask) + 1);
 	close(w->fd);
 	free(w);
 }

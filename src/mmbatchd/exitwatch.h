@@ -39,6 +39,19 @@ struct exit_event { pid_t pid; uint64_t hiwater_rss_kb; char comm[32]; };
  * (-EPERM without CAP_NET_ADMIN, -ENOENT when the kernel lacks taskstats). */
 int exitwatch_open(struct exitwatch **ret);            /* negative errno */
 
+/* The privileged half alone, for a socket another process will use (the
+ * unit's ExecStartPre=+ hands it to systemd's fd store, watchstore.h):
+ * opened and subscribed as above, returned as a blocking fd. The
+ * subscription belongs to the socket, so it holds in whoever gets it. */
+int exitwatch_open_registered(int *ret_fd);
+
+/* Takes over fd, a socket exitwatch_open_registered() made (in another
+ * process), without privilege. Refused: -ENOTSOCK (not a socket),
+ * -EAFNOSUPPORT (not AF_NETLINK), -EPROTONOSUPPORT (not NETLINK_GENERIC),
+ * -ENOTCONN (never bound, so never registered); fd is then the caller's
+ * still. On success it is the watcher's (closed by exitwatch_free()). */
+int exitwatch_adopt(int fd, struct exitwatch **ret);
+
 /* The non-blocking socket fd to poll for EPOLLIN. */
 int exitwatch_fd(const struct exitwatch *w);
 
@@ -61,7 +74,7 @@ uint64_t exitwatch_forged(const struct exitwatch *w);
 /* The taskstats generic netlink family id (for tests that forge a record). */
 uint16_t exitwatch_family(const struct exitwatch *w);
 
-/* Deregisters and closes. */
+/* Deregisters (not an adopted socket) and closes. */
 void exitwatch_free(struct exitwatch *w);              /* accepts NULL */
 
 #endif

@@ -24,6 +24,7 @@
 #include "profile.h"
 #include "statedir.h"
 #include "status.h"
+#include "watchstore.h"
 
 #define STATE_DIR_DEFAULT "/var/lib/mmbatch"
 /* The package version: specs/mmbatchd/VERSION, passed in by the build
@@ -33,7 +34,7 @@
 #endif
 
 enum mode { MODE_NONE, MODE_HELP, MODE_VERSION, MODE_DAEMON, MODE_CHECK, MODE_PLAN, MODE_ONCE, MODE_VERIFY, MODE_ROLLBACK, MODE_STATUS,
-	    MODE_SHOW_SMOKE, MODE_LIST_KEYS };
+	    MODE_SHOW_SMOKE, MODE_LIST_KEYS, MODE_OPEN_WATCHER };
 
 enum { EXIT_FAIL = 1, EXIT_BAD_INPUT = 2 };
 
@@ -41,7 +42,7 @@ static void usage(FILE *f)
 {
 	fputs("usage: mmbatchd --profile FILE [--root DIR] [--state-dir DIR] [--foreground] [--metrics-file PATH]\n"
 	      "       mmbatchd --check FILE | --plan FILE | --once FILE | --verify FILE | --show-smoke FILE\n"
-	      "       mmbatchd --rollback | --status | --list-keys\n"
+	      "       mmbatchd --rollback | --status | --list-keys | --open-exit-watcher\n"
 	      "       mmbatchd --help | --version\n"
 	      "options:\n"
 	      "  --check FILE         validate FILE (and its metrics file) against the running\n"
@@ -52,6 +53,9 @@ static void usage(FILE *f)
 	      "  --log-level LEVEL    debug, info (default), notice, warning, error\n"
 	      "  --metrics-file PATH  also write Prometheus textfile metrics to PATH\n"
 	      "  --once FILE          apply FILE and exit, leaving the journal for --rollback\n"
+	      "  --open-exit-watcher  subscribe a taskstats socket and hand it to systemd's\n"
+	      "                       fd store for the daemon (mmbatchd.service's\n"
+	      "                       ExecStartPre=+; needs CAP_NET_ADMIN)\n"
 	      "  --plan FILE          print current -> target for every key, write nothing\n"
 	      "  --profile FILE       run as a daemon with FILE\n"
 	      "  --profile-dir DIR    where bare include names are looked up last\n"
@@ -80,7 +84,7 @@ struct cli {
 static int set_mode(struct cli *c, enum mode m, const char *file)
 {
 	if (c->mode != MODE_NONE) {
-		fprintf(stderr, "mmbatchd: only one of --profile, --check, --plan, --once, --verify, --rollback, --status, --show-smoke, --list-keys\n");
+		fprintf(stderr, "mmbatchd: only one of --profile, --check, --plan, --once, --verify, --rollback, --status, --show-smoke, --list-keys, --open-exit-watcher\n");
 		return -EINVAL;
 	}
 	c->mode = m;
@@ -109,7 +113,8 @@ static int set_log_level(const char *name)
 static int parse_cli(int argc, char **argv, struct cli *c)
 {
 	enum { O_ROOT = 256, O_STATE_DIR, O_FOREGROUND, O_CHECK, O_PLAN, O_ONCE, O_VERIFY, O_ROLLBACK, O_STATUS,
-	       O_SHOW_SMOKE, O_METRICS, O_PROFILE_DIR, O_VERBOSE, O_LOG_LEVEL, O_HELP, O_LIST_KEYS, O_VERSION };
+	       O_SHOW_SMOKE, O_METRICS, O_PROFILE_DIR, O_VERBOSE, O_LOG_LEVEL, O_HELP, O_LIST_KEYS, O_VERSION,
+	       O_OPEN_WATCHER };
 	static const struct option opts[] = {
 		{ "profile", required_argument, NULL, 'p' },
 		{ "root", required_argument, NULL, O_ROOT },
@@ -129,6 +134,7 @@ static int parse_cli(int argc, char **argv, struct cli *c)
 		{ "help", no_argument, NULL, O_HELP },
 		{ "list-keys", no_argument, NULL, O_LIST_KEYS },
 		{ "version", no_argument, NULL, O_VERSION },
+		{ "open-exit-watcher", no_argument, NULL, O_OPEN_WATCHER },
 		{ 0 },
 	};
 	int opt, r = 0;
@@ -148,6 +154,7 @@ static int parse_cli(int argc, char **argv, struct cli *c)
 		case O_STATUS: r = set_mode(c, MODE_STATUS, NULL); break;
 		case O_SHOW_SMOKE: r = set_mode(c, MODE_SHOW_SMOKE, optarg); break;
 		case O_LIST_KEYS: r = set_mode(c, MODE_LIST_KEYS, NULL); break;
+		case O_OPEN_WATCHER: r = set_mode(c, MODE_OPEN_WATCHER, NULL); break;
 		case O_METRICS: c->metrics_file = optarg; break;
 		case O_PROFILE_DIR: profile_set_search_dir(optarg); break;
 		case O_VERBOSE: mb_log_set_level(LOG_DEBUG); break;
@@ -326,6 +333,17 @@ int main(int argc, char **argv)
 	case MODE_LIST_KEYS:
 		mm_keys_print(stdout);
 		break;
+	case MODE_OPEN_WATCHER: {
+		/* Privileged and before the sandbox: reads no profile, nothing
+		 * but the kernel's CPU list (watchstore.h). */
+		struct mb_error err = { "" };
+
+		if (watchstore_put(&err) < 0) {
+			fprintf(stderr, "%s\n", err.msg);
+			status = EXIT_FAIL;
+		}
+		break;
+	}
 	case MODE_SHOW_SMOKE: {
 		char *json;
 

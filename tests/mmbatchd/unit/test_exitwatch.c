@@ -5,8 +5,12 @@
  * amount of memory and exit; the watcher must report each process once,
  * under its pid, with a peak RSS at least that large, and must survive a
  * socket overrun (ENOBUFS), counting it and reporting the lost events.
+ * A socket registered by exitwatch_open_registered() (the unit's
+ * ExecStartPre=+) works once adopted, past exits queued before it; adopting
+ * refuses what is not a registered generic netlink socket.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -286,6 +290,66 @@ static void test_free_null(void **state)
 	exitwatch_free(NULL);
 }
 
+/* What --open-exit-watcher stores, taken over as the daemon does: exits
+ * queued in between are dropped, later ones seen once. */
+static void test_adopted_socket(void **state)
+{
+	static struct seen s;
+	const struct exit_event *ev = NULL;
+	struct exitwatch *w = NULL;
+	pid_t pid;
+	int fd = -1;
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	assert_int_equal(exitwatch_open_registered(&fd), 0);
+	/* Queued before the adoption (their sequence numbers may equal our
+	 * requests': the family request must not mistake one for its answer). */
+	for (int i = 0; i < 32; i++)
+		reap(spawn(1, 1, "ew-early"));
+	assert_int_equal(exitwatch_adopt(fd, &w), 0);
+	assert_int_equal(exitwatch_fd(w), fd);
+	assert_true(fcntl(fd, F_GETFL) & O_NONBLOCK);
+	assert_true(fcntl(fd, F_GETFD) & FD_CLOEXEC);
+	pid = spawn(64, 1, "ew-adopted");
+	reap(pid);
+	wait_for(w, &s, &pid, 1);
+	assert_int_equal(count_pid(&s, pid, &ev), 1);
+	assert_true(ev->hiwater_rss_kb >= 64 * 1024);
+	exitwatch_free(w);
+}
+
+static void test_adopt_refuses(void **state)
+{
+	struct exitwatch *w = NULL;
+	static const struct {
+		int domain, type, protocol, bind_it, want;
+	} cases[] = {
+		{ AF_UNIX, SOCK_DGRAM, 0, 0, -EAFNOSUPPORT },
+		{ AF_NETLINK, SOCK_RAW, NETLINK_ROUTE, 1, -EPROTONOSUPPORT },
+		{ AF_NETLINK, SOCK_RAW, NETLINK_GENERIC, 0, -ENOTCONN },
+	};
+	int fd;
+
+	(void)state;
+	fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	assert_int_equal(exitwatch_adopt(fd, &w), -ENOTSOCK);
+	assert_true(fcntl(fd, F_GETFD) >= 0); /* still the caller's */
+	close(fd);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct sockaddr_nl nl = { .nl_family = AF_NETLINK };
+
+		fd = socket(cases[i].domain, cases[i].type | SOCK_CLOEXEC, cases[i].protocol);
+		assert_true(fd >= 0);
+		if (cases[i].bind_it)
+			assert_int_equal(bind(fd, (struct sockaddr *)&nl, sizeof(nl)), 0);
+		assert_int_equal(exitwatch_adopt(fd, &w), cases[i].want);
+		assert_null(w);
+		assert_true(fcntl(fd, F_GETFD) >= 0);
+		close(fd);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -293,6 +357,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_threads_one_event, open_watch, close_watch),
 		cmocka_unit_test_setup_teardown(test_overrun_survives, open_watch, close_watch),
 		cmocka_unit_test_setup_teardown(test_forged_record_dropped, open_watch, close_watch),
+		cmocka_unit_test(test_adopted_socket),
+		cmocka_unit_test(test_adopt_refuses),
 		cmocka_unit_test(test_free_null),
 	};
 
