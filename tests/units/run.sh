@@ -24,7 +24,10 @@
 #     SystemCallArchitectures=native, CapabilityBoundingSet= and
 #     SystemCallFilter= set;
 #   - per unit: mmbatchd.service has the lines its behaviour rests on
-#     (ExecStart=, Type=notify, After=systemd-sysctl.service, Restart=, ...), keeps
+#     (ExecStart=, Type=notify, After=systemd-sysctl.service, Restart=, ...,
+#     the exit watcher's socket through the fd store: ExecStartPre=+ with
+#     --open-exit-watcher, FileDescriptorStoreMax=, NotifyAccess=exec; so
+#     no CAP_NET_ADMIN in its bounding set, no AF_NETLINK, no capset), keeps
 #     PrivateNetwork/PrivateUsers off (taskstats), and its /proc/sys and /sys
 #     ReadWritePaths= are exactly the FILE column of `$MMBATCHD --list-keys`
 #     (the daemon's sysctl and sysfs allowlists), each a single file with
@@ -35,8 +38,9 @@
 # PID 1.
 # Reads: MMBATCHD (the daemon binary whose --list-keys is the allowlist;
 #   required when mmbatchd.service is checked), UNIT_MAX_EXPOSURE_MMBATCHD
-#   (default 3.0), UNIT_MAX_EXPOSURE_SMOKE (4.0), UNIT_MAX_EXPOSURE_CANARY
-#   (4.0), UNIT_FILES_LIST (default specs/mmbatchd/files.list of this repo),
+#   (default 1.5), UNIT_MAX_EXPOSURE_SMOKE (0.8), UNIT_MAX_EXPOSURE_CANARY
+#   (0.7): the scores the units have, so that any loss fails,
+#   UNIT_FILES_LIST (default specs/mmbatchd/files.list of this repo),
 #   MAN_DIR (the built man pages, out/man: verify's own `man PAGE` runs find
 #   the package's pages there; unset, verify skips every man: page, --man=no),
 #   UNIT_VERIFY_SUITES (default trixie; empty: the host's verify only, noted
@@ -86,9 +90,9 @@ fi
 # max_exposure NAME: the limit of one unit.
 max_exposure() {
 	case "$1" in
-	mmbatchd.service) echo "${UNIT_MAX_EXPOSURE_MMBATCHD:-3.0}" ;;
-	mmbatch-smoke.service) echo "${UNIT_MAX_EXPOSURE_SMOKE:-4.0}" ;;
-	mmbatch-canary.service) echo "${UNIT_MAX_EXPOSURE_CANARY:-4.0}" ;;
+	mmbatchd.service) echo "${UNIT_MAX_EXPOSURE_MMBATCHD:-1.5}" ;;
+	mmbatch-smoke.service) echo "${UNIT_MAX_EXPOSURE_SMOKE:-0.8}" ;;
+	mmbatch-canary.service) echo "${UNIT_MAX_EXPOSURE_CANARY:-0.7}" ;;
 	*) echo "${UNIT_MAX_EXPOSURE:-3.0}" ;;
 	esac
 }
@@ -159,12 +163,22 @@ check_mmbatchd() {
 	has_line "$unit" "After=systemd-sysctl.service"
 	has_line "$unit" "Restart=on-failure"
 	has_line "$unit" "StateDirectory=mmbatch"
-	has_line "$unit" "RestrictAddressFamilies=AF_UNIX AF_NETLINK"
+	has_line "$unit" "RestrictAddressFamilies=AF_UNIX"
+	# CAP_NET_ADMIN only in the privileged ExecStartPre that subscribes the
+	# exit watcher's socket and stores it for the daemon (issue 41).
+	has_line "$unit" "ExecStartPre=+/usr/sbin/mmbatchd --open-exit-watcher"
+	has_line "$unit" "FileDescriptorStoreMax=1"
+	has_line "$unit" "NotifyAccess=exec"
+	# (Through files: a value such as @system-service would read as one.)
+	values "$unit" CapabilityBoundingSet > "$tmp/caps.all"
+	values "$unit" SystemCallFilter > "$tmp/syscalls.all"
+	expect_no_line "CapabilityBoundingSet= without CAP_NET_ADMIN" CAP_NET_ADMIN "@$tmp/caps.all"
+	expect_no_line "SystemCallFilter= without capset" capset "@$tmp/syscalls.all"
 	has_line "$unit" "ExecReload=/bin/kill -HUP \$MAINPID"
 	expect_match "WatchdogSec= set" '^WatchdogSec=.' "@$unit"
 
-	# A private network namespace (no taskstats), a user namespace (no
-	# CAP_NET_ADMIN in the initial one).
+	# A private network namespace (no taskstats), a user namespace (the
+	# passed socket's subscription needs the initial ones).
 	for key in PrivateNetwork PrivateUsers; do
 		val=$(sed -n "s/^$key=//p" "$unit")
 		case "$val" in

@@ -267,11 +267,11 @@ done < "$vm_tmp/plan.baseline"
 vm_run_expect "mmbench integrity --kind file --dir /var/tmp (ext4)" 0 \
 	mmbench integrity --kind file --dir /var/tmp --seconds 10 --pages 1024 --min-migrations 16
 
-# 5c. Issue 41, from inside the running units: mmbatchd holds CAP_NET_ADMIN
-#     in neither its effective nor its permitted set once its exit watcher
-#     is registered, reload included (the bounding set keeps it: the unit
-#     grants no CAP_SETPCAP; NoNewPrivs stops an exec from regaining it);
-#     the documented textfile-collector path works; the smoke unit's sandbox
+# 5c. Issue 41, from inside the running units: mmbatchd never holds
+#     CAP_NET_ADMIN, not even in its bounding set (the unit's ExecStartPre=+
+#     subscribes the exit watcher's socket and hands it over through the fd
+#     store), reload included, and exits are still drained after both; the
+#     documented textfile-collector path works; the smoke unit's sandbox
 #     cannot write the journal's directory; the state tree is 0700.
 #     prometheus-node-exporter is not installed: its directory is made as
 #     Debian's package makes it (owned by the collector's user), before the
@@ -300,10 +300,25 @@ for when in "after start" "after reload"; do
 	fi
 	vm_expect "CAP_NET_ADMIN in mmbatchd's CapEff $when" 0 "$(cap_bit CapEff)"
 	vm_expect "CAP_NET_ADMIN in mmbatchd's CapPrm $when" 0 "$(cap_bit CapPrm)"
+	vm_expect "CAP_NET_ADMIN in mmbatchd's CapBnd $when" 0 "$(cap_bit CapBnd)"
 	vm_expect "mmbatchd's NoNewPrivs $when" 1 "$(awk '$1 == "NoNewPrivs:" { print $2 }' "/proc/$main_pid/status")"
 	vm_expect "mmbatchd's status $when: drain on exit" true \
 		"$(mmbatchd --status | sed -n 's/.*"drain":{"on_exit":\([a-z]*\).*/\1/p')"
+	vm_expect "the exit watcher's socket in the fd store $when" 1 \
+		"$(systemctl show -P NFileDescriptorStore mmbatchd.service 2>&1)"
+	vm_expect_match "mmbatchd's fd 3 $when: the passed socket" "socket:*" "$(readlink "/proc/$main_pid/fd/3" 2>&1)"
+	# A large exit still drains (as in 3), now read from the passed socket.
+	before=$(drain_lines | wc -l)
+	mmbench fault --threads 2 --size-mib $((drain_mib / 2)) --loops 1 --reps 1 > "$vm_tmp/fault.out" 2>&1 &
+	pid=$!
+	wait $pid || true
+	waited=0
+	while [ "$(drain_lines | wc -l)" -eq "$before" ] && [ $waited -lt "$drain_wait" ]; do sleep 1; waited=$((waited + 1)); done
+	vm_expect "pid of the drain after a large exit $when" "$pid" \
+		"$(drain_lines | tail -n +$((before + 1)) | sed -n 's/^drain #[0-9]*: exit of pid \([0-9]*\) .*/\1/p' | head -n 1)"
 done
+vm_expect "the ExecStartPre that stored the socket" "0" \
+	"$(systemctl show -P ExecStartPre mmbatchd.service | sed -n 's/.*--open-exit-watcher.*status=\([0-9]*\).*/\1/p' | head -n 1)"
 vm_expect "state dir mode (StateDirectoryMode= and the daemon's own check)" 700 "$(stat -c %a /var/lib/mmbatch)"
 vm_expect "journal dir mode" 700 "$(stat -c %a /var/lib/mmbatch/mmbatchd)"
 vm_expect "journal in /var/lib/mmbatch/mmbatchd" yes "$([ -f /var/lib/mmbatch/mmbatchd/journal ] && echo yes || echo no)"
