@@ -70,7 +70,7 @@ check-daemon-san:
 
 ## test: check-daemon-valgrind  valgrind leak check of a load/apply/rollback cycle
 PHONY += check-daemon-valgrind
-check-daemon-valgrind: $(BIN_DIR)/mmbatchd
+check-daemon-valgrind: $(BIN_DIR)/mmbatchd $(BIN_DIR)/mmbatchd-fdstore-listen
 	@MMBATCHD=$(BIN_DIR)/mmbatchd $(TOP)/tests/mmbatchd/run.sh valgrind
 
 ## test: check-daemon-fuzz  the profile-loader fuzzer for 60 s

@@ -2,10 +2,12 @@
 # Runs a load/apply/verify/rollback cycle, then the daemon with a SIGHUP
 # reload and a SIGTERM rollback, all under valgrind against a fake tree.
 # Fails on any memory error or leak (definite, indirect, possible).
-# The daemon runs twice: with a profile reload and rollback, then with exit
+# The daemon runs three times: with a profile reload and rollback, with exit
 # drains on until it has drained after a dd(1) with a 16 MiB buffer exited
 # (method sysctl into the fake tree's drain_percpu: valgrind 3.19 does not
-# know the migrate_pages syscall). Needs root (taskstats). Run by
+# know the migrate_pages syscall), then once more with the exit watcher's
+# socket from --open-exit-watcher through a fake fd store (mmbatchd-fdstore-
+# listen next to MMBATCHD). Needs root (taskstats). Run by
 # `tests/mmbatchd/run.sh valgrind` (make check-daemon-valgrind).
 # Reads: MMBATCHD (the daemon binary, not a SAN=1 build), TOP.
 # shellcheck disable=SC2154 # VAR_out is set by capture
@@ -103,3 +105,20 @@ wait_for '.drain.drains >= 1' true
 drains=$(jq .drain.drains "$STATE/status.json")
 vg_stop "daemon with exit drains ($drains drain(s))"
 expect_eq "drain_percpu after the drains" 1 "$(knob proc/sys/vm/drain_percpu)"
+
+# The same with the socket of --open-exit-watcher, through a fake systemd
+# fd store (mmbatchd-fdstore-listen, next to MMBATCHD), which then runs the
+# daemon with it at fd 3 (valgrind keeps the pid: LISTEN_PID holds).
+fdstore=$(dirname "$MMBATCHD")/mmbatchd-fdstore-listen
+"$fdstore" "$T/fdstore.sock" "$T/fdstore.log" \
+	"${vg[@]}" "$MMBATCHD" --profile "$P/drain.yaml" --root "$ROOT" --state-dir "$STATE" --foreground \
+	--log-level debug > "$T/daemon.log" 2>&1 &
+DAEMON_PID=$!
+rm -f "$STATE/status.json"
+for _ in $(seq 100); do [ -S "$T/fdstore.sock" ] && break; sleep 0.05; done
+NOTIFY_SOCKET=$T/fdstore.sock vg_run 0 --open-exit-watcher
+wait_for .state '"running"'
+dd if=/dev/zero of=/dev/null bs=16M count=2 2>/dev/null
+wait_for '.drain.drains >= 1' true
+expect_match "the daemon under valgrind took the stored socket" "took the registered socket 'exitwatch' from fd 3" "@$T/daemon.log"
+vg_stop "daemon with the stored exit watcher socket"
