@@ -21,6 +21,7 @@ int metricsdir_open(const char *path, const char *state_dir, const char **ret_na
 	struct stat st, state_st;
 	bool have_state;
 	const char *p = path, *name;
+	uid_t other = 0; /* the one user besides root that may own a directory */
 	int fd;
 
 	*why = NULL;
@@ -47,15 +48,16 @@ int metricsdir_open(const char *path, const char *state_dir, const char **ret_na
 				    "is inside the state directory (it would replace the journal, the lock or the canary's state)");
 		if (st.st_mode & (S_IWGRP | S_IWOTH))
 			return fail(fd, -EPERM, why, "has a group- or world-writable directory on its path");
+		if (st.st_uid != 0 && other != 0 && st.st_uid != other)
+			return fail(fd, -EPERM, why, "has directories of two users other than root on its path");
+		if (st.st_uid != 0)
+			other = st.st_uid;
 		while (*p == '/')
 			p++;
 		if (p == name) {
 			*ret_name = name;
 			return fd;
 		}
-		/* Only the last directory may belong to another user. */
-		if (st.st_uid != 0)
-			return fail(fd, -EPERM, why, "has a directory not owned by root above its last one");
 		len = strcspn(p, "/");
 		if (len > NAME_MAX)
 			return fail(fd, -ENAMETOOLONG, why, NULL);

@@ -7,12 +7,16 @@
  *    a symlink anywhere on the way is refused, so that whoever can write a
  *    directory on the path cannot swap the next one for a symlink and make
  *    root write into a directory of its choice;
- *  - every directory above the last owned by root and writable by nobody
- *    else; the last one not group- or world-writable, and owned by root or
- *    by anyone else (the collector's user: Debian's prometheus-node-exporter
- *    owns /var/lib/prometheus/node-exporter). That owner can only rename or
- *    remove what we write: the file is a fresh O_EXCL|O_NOFOLLOW temp file
- *    renamed inside the directory fd (write_file_at());
+ *  - no directory group- or world-writable, and each owned by root or by
+ *    one other user, the same for the whole path (the collector's: Debian's
+ *    prometheus-node-exporter owns /var/lib/prometheus, above the root-owned
+ *    node-exporter directory). That user can swap what lies below its
+ *    directory only for directories it owns or already could move, never
+ *    for a symlink (O_NOFOLLOW) nor a directory of a third user, and in its
+ *    own directory it can only rename or remove what we write: the file is a
+ *    fresh O_EXCL|O_NOFOLLOW temp file renamed inside the directory fd
+ *    (write_file_at()). Under mmbatchd.service, without CAP_DAC_OVERRIDE,
+ *    the daemon can write only where root may by the mode bits;
  *  - no directory on the way is the state directory (compared by device and
  *    inode, which no spelling, symlink or bind mount changes): nothing in
  *    the state tree (the journal, the lock, canary/state, ...) can be

@@ -5,7 +5,8 @@
 #     <state>/canary/state once replaced an armed canary's state;
 #  2. a directory on the path that its owner swaps for a symlink (to a
 #     root-only directory) is refused, at start and at every later write;
-#     a directory not root's above the last one is refused up front;
+#     directories of two users other than root on the path are refused
+#     up front;
 #  3. the collector's own last directory is fine: the file is root's 0644,
 #     and a symlink planted at its name is replaced, never followed.
 # Reads: MMBATCHD, TOP. Needs root (chown).
@@ -35,14 +36,16 @@ expect_eq "--metrics-file <state>/canary/state with --check" \
 	"2 --metrics-file: '$STATE/canary/state' $inside" \
 	"$(run --check "$PROFILES/m.yaml" --metrics-file "$STATE/canary/state")"
 
-# 2. Swaps. A directory of another user above the last one:
+# 2. Swaps. A directory of a second user below one of another user:
 mkdir -p "$T/home/sub" "$T/rootonly"
 chmod 0700 "$T/rootonly"
 chown -R 65534:65534 "$T/home"
-both "below a directory of another user" "$T/home/sub/m.prom" "has a directory not owned by root above its last one"
-# ... that user swaps sub for a symlink to a root-only directory:
+chown 65533:65533 "$T/home/sub"
+both "a directory of a second user below another user's" "$T/home/sub/m.prom" "has directories of two users other than root on its path"
+# ... the owner of home swaps sub for a symlink to a root-only directory:
 mv "$T/home/sub" "$T/home/old"; ln -s "$T/rootonly" "$T/home/sub"
-both "through a swapped-in symlink" "$T/home/sub/m.prom" "has a directory not owned by root above its last one"
+chown -h 65534:65534 "$T/home/sub"
+both "through a swapped-in symlink" "$T/home/sub/m.prom" "has a symlink on its directory path"
 mkdir -p "$T/pub/dir"
 ln -s "$T/rootonly" "$T/pub/link"
 both "through a symlink in a root directory" "$T/pub/link/m.prom" "has a symlink on its directory path"
@@ -60,8 +63,9 @@ expect_eq "files in the root-only directory after a swap and a write" "" "$(ls -
 expect_match "the refused write is logged" "cannot write metrics file $T/pub/dir/m.prom" "@$T/daemon.log"
 stop_daemon
 
-# 3. The collector's directory (Debian: /var/lib/prometheus/node-exporter,
-#    owned by prometheus): fine, and its owner cannot redirect the write.
+# 3. A collector's own directory: fine, and its owner cannot redirect the
+#    write. (Debian's layout, /var/lib/prometheus the collector's and
+#    node-exporter root's below it, is the last case.)
 mkdir -p "$T/collector"
 chown 65534:65534 "$T/collector"
 echo secret > "$T/rootonly/victim"
@@ -73,4 +77,8 @@ start_daemon "$PROFILES/c.yaml"
 expect_eq "metrics file: a regular file of root's, 0644" "regular file 0 644" "$(stat -c '%F %u %a' "$T/collector/m.prom")"
 expect_eq "the planted symlink's target" secret "$(cat "$T/rootonly/victim")"
 stop_daemon
+mkdir -p "$T/prometheus/node-exporter"
+chown 65534:65534 "$T/prometheus"
+printf 'sysctl:\n  vm.swappiness: 10\nmetrics_file: %s\n' "$T/prometheus/node-exporter/m.prom" > "$PROFILES/d.yaml"
+expect_eq "--check, Debian's layout (root's directory in the collector's)" "0 $PROFILES/d.yaml: ok (1 keys, 0 optional absent)" "$(run --check "$PROFILES/d.yaml")"
 expect_eq "swappiness after the stop" 60 "$(knob proc/sys/vm/swappiness)"

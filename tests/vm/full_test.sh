@@ -273,11 +273,13 @@ vm_run_expect "mmbench integrity --kind file --dir /var/tmp (ext4)" 0 \
 #     store), reload included, and exits are still drained after both; the
 #     documented textfile-collector path works; the smoke unit's sandbox
 #     cannot write the journal's directory; the state tree is 0700.
-#     prometheus-node-exporter is not installed: its directory is made as
-#     Debian's package makes it (owned by the collector's user), before the
-#     start, since ReadWritePaths= needs it then.
+#     prometheus-node-exporter is not installed: its directories are made as
+#     Debian's package makes them (/var/lib/prometheus the collector's user's,
+#     nobody here; node-exporter in it root's, 0755), before the start, since
+#     ReadWritePaths= needs them then.
 prom_dir=/var/lib/prometheus/node-exporter
-install -d -m 0755 -o nobody "$prom_dir"
+install -d -m 0755 -o nobody /var/lib/prometheus
+install -d -m 0755 "$prom_dir"
 cp "$profile" "$vm_tmp/profile.orig"
 grep -q '^metrics_file:' "$profile" || printf 'metrics_file: %s/mmbatchd.prom\n' "$prom_dir" >> "$profile"
 chmod 0755 /var/lib/mmbatch
@@ -324,6 +326,9 @@ vm_expect "journal dir mode" 700 "$(stat -c %a /var/lib/mmbatch/mmbatchd)"
 vm_expect "journal in /var/lib/mmbatch/mmbatchd" yes "$([ -f /var/lib/mmbatch/mmbatchd/journal ] && echo yes || echo no)"
 vm_expect "metrics file written in $prom_dir: owner, mode" "0 644" "$(stat -c '%u %a' "$prom_dir/mmbatchd.prom" 2>&1)"
 vm_expect_match "metrics file content" "*mmbatchd_up 1*" "$(cat "$prom_dir/mmbatchd.prom" 2>&1)"
+# What the daemon said of its metrics file, and the profile's last lines.
+journalctl -b -u mmbatchd.service -o cat --no-pager 2>&1 | grep -iE 'metric|warn' | tail -n 5 | sed 's/^/    | /'
+tail -n 3 "$profile" | sed 's/^/    | /'
 in_unit() { nsenter -t "$main_pid" -m -- "$@"; }
 vm_expect "write in $prom_dir from inside mmbatchd.service" ok \
 	"$(in_unit sh -c ": > $prom_dir/.vmtest && rm $prom_dir/.vmtest" 2>&1 && echo ok)"
