@@ -12,9 +12,9 @@
 
 export KBUILD_SIGN_PIN DISTCC_HOSTS BUILD_TARGETS
 
-## test: check-sign  bad SIGN_KEY fails config; 6.12 guest signed with a throwaway key + MODULE_SIG_FORCE, read by its identity file: signed module loads, unsigned and foreign-key ones refused (VM) (ONLY=sign/config|unsigned|build|vm)
+## test: check-sign  bad SIGN_KEY fails config; the 6.12 guest build signs its modules at packaging time with its test key (DEB and RPM verified); an operator SIGN_KEY config; the guest with module.sig_enforce=1 loads signed modules, refuses unsigned and foreign-key ones (VM) (ONLY=sign/key_check|config|guest|operator|packages|vm)
 PHONY += check-sign
-check-sign: | deps-kernel deps-vm deps-rollout
+check-sign: | deps-kernel deps-vm deps-rollout deps-packages
 	@$(TOP)/tests/sign/run.sh
 
 ## test: check-distcc  two local distccd daemons; part of a 6.12 guest build (mm/) through DISTCC_HOSTS with ccache off, read by its identity file; both daemons' logs show compiles

@@ -12,7 +12,9 @@
 # modules_install signs every module and kbuild puts the certificate in the
 # built-in keyring; without it MODULE_SIG stays as the base config has it,
 # MODULE_SIG_ALL is off and MODULE_SIG_KEY is empty, so kbuild generates no key
-# and modules are unsigned. The report's `signing:` line says which (with the
+# and modules are unsigned, except in a flavor with a public TEST key
+# (configs/kernel/guest/module-signing.{config,pem}): its certificate is
+# built in and the packaging signs the modules (tools/pkg/stage-kernel.sh). The report's `signing:` line says which (with the
 # certificate's fingerprint, never the key's path). BTF is kept only with
 # pahole. Then the fragments configs/kernel/common/*.config,
 # configs/kernel/<flavor>/*.config, configs/kernel/<flavor>/<base>/*.config
@@ -47,11 +49,13 @@ kb_lock "$KB_BUILD.lock"
 # identity, counters and logs left out; its own path rewritten, as kbuild
 # records it: cache.sh kb_rewrite_paths), so kbuild compiles only what this
 # config and release change (fixdep's per-option dependencies, utsrelease.h)
-# instead of every object again through ccache: check-repo's next series,
-# a release change (9 objects compiled, 34 s, on 2026-12-06). Not the signed
-# build of check-sign: MODULE_SIG reaches include/linux/module.h, so a
-# seeded copy compiled 1195 of 1597 objects all the same. Checked before
-# anything is written, and again under the seed's lock.
+# instead of every object again through ccache: check-repo's next series
+# (a release change) and check-distcc's mm/. Seeding does not help a change
+# of MODULE_SIG, which reaches include/linux/module.h and so nearly every
+# object: that is why the guest flavor carries module signing itself
+# (configs/kernel/guest/module-signing.config) rather than check-sign
+# building a signed variant. Checked before anything is written, and again
+# under the seed's lock.
 # seed_check DIR: fails the stage when DIR is not a finished build of
 # this tree as it is now.
 seed_check() {
@@ -84,12 +88,19 @@ fragment_files=("${ours[@]}")
 for f in ${FRAGMENTS:-}; do
 	[ -f "$f" ] && fragment_files+=("$f")
 done
+# A flavor's public module-signing TEST key (configs/kernel/guest/: the guest
+# flavor's module-signing.config names it): copied into the build dir as
+# certs/mmbatch-test-signing.pem, the relative MODULE_SIG_KEY kbuild resolves
+# there, so autoconf.h names no path of this checkout (ccache direct mode).
+test_key=$TOP/configs/kernel/$KB_FLAVOR/module-signing.pem
+[ -f "$test_key" ] || test_key=
 inputs=$( {
 	echo "tree=$KB_TREE_HASH flavor=$KB_FLAVOR debug=$KB_DEBUG local=$KB_LOCALVERSION_FULL nr=$KB_NR_CPUS"
 	echo "sign=$KB_SIGN_KEY ${KB_SIGN_KEY:+$(sha256sum <"$KB_SIGN_KEY")} pahole=$(command -v pahole || true)"
 	sha256sum "$0" "$TOP/tools/kbuild/lib.sh" | cut -c1-64
 	[ "$KB_FLAVOR" = guest ] || sha256sum /usr/src/linux-config-"$KB_BASE"/config.amd64_none_*.xz 2>/dev/null | cut -c1-64
 	for f in ${fragment_files[@]+"${fragment_files[@]}"}; do echo "$f"; sha256sum <"$f"; done
+	[ -z "$test_key" ] || sha256sum <"$test_key"
 } | kb_sha)
 cstamp=$KB_BUILD/.mmbatch-config
 if [ -f "$KB_BUILD/.config" ] && [ "$(cat "$cstamp" 2>/dev/null)" = "$inputs" ] &&
@@ -271,6 +282,13 @@ if [ "$(cat "$lv" 2>/dev/null)" != "$KB_LOCALVERSION_FULL" ]; then
 	echo "$KB_LOCALVERSION_FULL" >"$lv.new"
 	mv -f "$lv.new" "$lv"
 fi
+# The flavor's test key, where kbuild reads it (only the guest flavor has one).
+test_fpr=
+if [ -n "$test_key" ]; then
+	mkdir -p "$KB_BUILD/certs"
+	install -m 0600 "$test_key" "$KB_BUILD/certs/mmbatch-test-signing.pem"
+	test_fpr=sha256:$(openssl x509 -in "$test_key" -noout -fingerprint -sha256 | sed 's/^.*=//')
+fi
 {
 	echo "mmbatch kernel config report"
 	echo "release:      $KB_RELEASE"
@@ -280,7 +298,9 @@ fi
 	echo "flavor:       $KB_FLAVOR"
 	echo "suffix:       $KB_LOCALVERSION_FULL (the build dir's localversion-mmbatch; CONFIG_LOCALVERSION empty)"
 	echo "base config:  $base_desc"
-	if [ -n "$KB_SIGN_KEY" ]; then
+	if [ -z "$KB_SIGN_KEY" ] && [ -n "$test_key" ] && grep -qx 'CONFIG_MODULE_SIG_KEY="certs/mmbatch-test-signing.pem"' "$KB_BUILD/.config"; then
+		echo "signing:      modules: signed at packaging time (scripts/sign-file) with the flavor's public TEST key $test_fpr (${test_key#"$TOP/"}, certificate in the built-in keyring; not enforced: module.sig_enforce=1 enforces); for tests only; trusted/revocation key lists cleared"
+	elif [ -n "$KB_SIGN_KEY" ]; then
 		echo "signing:      modules: signed with key $KB_SIGN_FPR ($KB_SIGN_SUBJECT; SIGN_KEY, MODULE_SIG_ALL=y, certificate in the built-in keyring); trusted/revocation key lists cleared"
 	else
 		echo "signing:      modules: unsigned (no SIGN_KEY: MODULE_SIG_ALL off, no key generated; CONFIG_MODULE_SIG=$(sed -n 's/^CONFIG_MODULE_SIG=//p' "$KB_BUILD/.config" | grep . || echo n) as the base config has it); trusted/revocation key lists cleared"

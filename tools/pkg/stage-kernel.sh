@@ -54,6 +54,27 @@ else
 fi
 [ -d "$moddir" ] || pkg_die "package: modules_install did not create $moddir"
 
+# Signed at packaging time, after the strip (a strip after it would drop the
+# signature), as distributions do (Fedora's %__modsign_install_post): a build
+# with MODULE_SIG but not MODULE_SIG_ALL whose MODULE_SIG_KEY is a key file in
+# its build dir (the guest flavor's public test key, config.sh). kbuild's
+# MODULE_SIG_ALL builds (SIGN_KEY) were signed by modules_install itself.
+sig_key=$(sed -n 's/^CONFIG_MODULE_SIG_KEY="\(.*\)"$/\1/p' "$BUILD_DIR/.config")
+if pkg_is_enabled MODULE_SIG && ! pkg_is_enabled MODULE_SIG_ALL && [ -n "$sig_key" ] &&
+	[ "${sig_key#/}" = "$sig_key" ] && [ -f "$BUILD_DIR/$sig_key" ]; then
+	sig_hash=$(sed -n 's/^CONFIG_MODULE_SIG_HASH="\(.*\)"$/\1/p' "$BUILD_DIR/.config")
+	[ -n "$sig_hash" ] || pkg_die "package: $BUILD_DIR/.config: MODULE_SIG without CONFIG_MODULE_SIG_HASH"
+	[ -x "$BUILD_DIR/scripts/sign-file" ] && [ -f "$BUILD_DIR/certs/signing_key.x509" ] ||
+		pkg_die "package: $BUILD_DIR: no scripts/sign-file or certs/signing_key.x509 to sign the modules with"
+	signed=0
+	while IFS= read -r -d '' ko; do
+		"$BUILD_DIR/scripts/sign-file" "$sig_hash" "$BUILD_DIR/$sig_key" "$BUILD_DIR/certs/signing_key.x509" "$ko" ||
+			pkg_die "package: scripts/sign-file failed on ${ko#"$moddir/"}"
+		signed=$((signed + 1))
+	done < <(find "$moddir" -name '*.ko' -print0)
+	echo "package: $signed modules signed with $sig_key ($sig_hash)" >&2
+fi
+
 # Headers for external modules: the kernel's install-extmod-build list (same
 # on both bases): sources from the tree, generated files from the build dir.
 find_in_scripts() {
