@@ -16,11 +16,19 @@
 # ~/.cache/mmbatch/check-times.log: outside the tree, so the times of a CI
 # run on a clean clone outlive it): "UTC-date commit stage result seconds
 # cpu-seconds".
+# The builds log: at its start it creates (or empties) CHECK_BUILDS_LOG
+# (default CHECK_LOG_DIR/builds.tsv) and exports its path as
+# MMBATCH_BUILDS_LOG, to which tools/kbuild/build.sh appends one line per
+# kernel build of this run; each stage's make gets MMBATCH_CHECK_STAGE=STAGE
+# (the line's first field), and every stage MMBATCH_CHECK_ONLY=ONLY (empty:
+# a full run). check-builds (tests/builds/run.sh), the last step, reads it.
 # Reads: MAKE (the make to call), ONLY (the subset selector of
 # tests/lib/assert.sh: a stage runs when some word names it, alone or as
 # STAGE/TEST), CHECK_LANES (1: a group's lanes run one after another, the
 # times of a stage alone; default: side by side), CHECK_NICE, CHECK_LOG_DIR,
-# OUT, CHECK_TIMES_LOG.
+# CHECK_BUILDS_LOG, OUT, CHECK_TIMES_LOG.
+# Exports: MMBATCH_BUILDS_LOG, MMBATCH_CHECK_ONLY; MMBATCH_CHECK_STAGE to
+# each stage.
 set -u
 set -f
 
@@ -52,6 +60,13 @@ make_cmd=${MAKE:-make}
 times_log=${CHECK_TIMES_LOG-${XDG_CACHE_HOME:-$HOME/.cache}/mmbatch/check-times.log}
 commit=$(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo unknown)
 log_dir=${CHECK_LOG_DIR:-${OUT:-$here/../out}/check}
+# This run's builds log, new and empty (see the top).
+builds_log=$(realpath -m "${CHECK_BUILDS_LOG:-$log_dir/builds.tsv}")
+if ! { mkdir -p "$(dirname "$builds_log")" && : >"$builds_log"; } 2>/dev/null; then
+	echo "check.sh: cannot create the builds log $builds_log (CHECK_BUILDS_LOG)" >&2
+	exit 2
+fi
+export MMBATCH_BUILDS_LOG=$builds_log MMBATCH_CHECK_ONLY=${ONLY:-}
 # The results of the stages (lanes are subshells): one file per stage,
 # "RESULT SECONDS CPU", read back at the end.
 results=$(mktemp -d)
@@ -86,9 +101,9 @@ run_stage() {
 	children_cpu
 	c0=$cpu
 	if [ -n "$log" ]; then
-		$make_cmd --no-print-directory "check-$stage" >"$log" 2>&1 || rc=$?
+		MMBATCH_CHECK_STAGE=$stage $make_cmd --no-print-directory "check-$stage" >"$log" 2>&1 || rc=$?
 	else
-		$make_cmd --no-print-directory "check-$stage" || rc=$?
+		MMBATCH_CHECK_STAGE=$stage $make_cmd --no-print-directory "check-$stage" || rc=$?
 	fi
 	secs=$(( $(date +%s) - t0 ))
 	children_cpu

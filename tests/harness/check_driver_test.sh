@@ -10,6 +10,9 @@ TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 # shellcheck source=../lib/assert.sh
 . "$TOP/tests/lib/assert.sh"
 scratch
+# The builds log check.sh starts (and empties): this test's own, not the
+# make check that runs it.
+export CHECK_BUILDS_LOG=$T/builds.tsv
 
 # The fake make: check-bad fails, check-slow* sleep a second, check-burn
 # spins until it has used 1.5 s of CPU, user and system time (its own
@@ -17,7 +20,8 @@ scratch
 # system time, on some hosts as much as the loop's user time), check-meet waits (MEET_TENTHS tenths
 # of a second, default 200) until
 # slow2 has started and fails if it does not, check-niceness* prints its
-# nice level, every other check-STAGE
+# nice level, check-env* prints the builds log's variables and appends its
+# name to that log (as tools/kbuild/build.sh does), every other check-STAGE
 # passes; each prints its name on two lines and notes its start in
 # $T/events.
 cat >"$T/fake-make" <<EOF
@@ -31,6 +35,9 @@ for a; do
 	check-bad) exit 1 ;;
 	check-slow*) sleep 1 ;;
 	check-niceness*) echo "niceness $(nice)" ;;
+	check-env*)
+		echo "env stage=${MMBATCH_CHECK_STAGE-unset} log=${MMBATCH_BUILDS_LOG-unset} only=${MMBATCH_CHECK_ONLY-unset}"
+		echo "${MMBATCH_CHECK_STAGE-unset}" >>"$MMBATCH_BUILDS_LOG" ;;
 	check-burn) bash -c 'while :; do read -r -a st </proc/$$/stat; [ $((st[13] + st[14])) -lt 150 ] || break; done' ;;
 	check-meet)
 		for _ in $(seq "${MEET_TENTHS:-200}"); do grep -qx 'start slow2' "$events" 2>/dev/null && break; sleep 0.1; done
@@ -127,6 +134,30 @@ rc=0; MAKE=$T/fake-make CHECK_TIMES_LOG= ONLY=nothing \
 	"$TOP/tools/check.sh" good >"$T/none" 2>&1 || rc=$?
 expect_status "no stage selected is an error" 2 "$rc"
 expect_contains "says so" "names no stage of: good" "@$T/none"
+
+step "the builds log: started empty, its path and each stage's name reach the stages"
+mkdir -p "$T/blog"
+echo "a line of an earlier run" >"$T/blog/builds.tsv"
+rc=0; MAKE=$T/fake-make CHECK_TIMES_LOG='' CHECK_LOG_DIR=$T/logs3 CHECK_BUILDS_LOG=$T/blog/builds.tsv ONLY='' \
+	"$TOP/tools/check.sh" envone 'envtwo|envthree' >"$T/env" 2>&1 || rc=$?
+expect_status "passes" 0 "$rc"
+expect_line "a stage's variables" "env stage=envone log=$T/blog/builds.tsv only=" "@$T/env"
+expect_line "a lane's stage's" "env stage=envthree log=$T/blog/builds.tsv only=" "@$T/logs3/envthree.log"
+expect_eq "the log: one line per stage, none of the earlier run" "envone envthree envtwo" "$(sort "$T/blog/builds.tsv" | paste -sd' ')"
+rc=0; MAKE=$T/fake-make CHECK_TIMES_LOG='' CHECK_BUILDS_LOG=$T/blog/builds.tsv ONLY='envtwo' \
+	"$TOP/tools/check.sh" envone envtwo >"$T/env-only" 2>&1 || rc=$?
+expect_status "passes with ONLY" 0 "$rc"
+expect_line "MMBATCH_CHECK_ONLY is ONLY" "env stage=envtwo log=$T/blog/builds.tsv only=envtwo" "@$T/env-only"
+expect_eq "the log of that run" "envtwo" "$(cat "$T/blog/builds.tsv")"
+rc=0; env -u CHECK_BUILDS_LOG MAKE="$T/fake-make" CHECK_TIMES_LOG='' CHECK_LOG_DIR="$T/logs4" ONLY='' \
+	"$TOP/tools/check.sh" envone >"$T/env-default" 2>&1 || rc=$?
+expect_status "passes with the default log" 0 "$rc"
+expect_line "the default: CHECK_LOG_DIR/builds.tsv" "env stage=envone log=$T/logs4/builds.tsv only=" "@$T/env-default"
+expect_eq "written there" "envone" "$(cat "$T/logs4/builds.tsv" 2>&1)"
+rc=0; MAKE=$T/fake-make CHECK_TIMES_LOG='' CHECK_BUILDS_LOG=/proc/mmbatch-none/builds.tsv ONLY='' \
+	"$TOP/tools/check.sh" good >"$T/env-bad" 2>&1 || rc=$?
+expect_status "a builds log that cannot be made stops check" 2 "$rc"
+expect_contains "naming it" "cannot create the builds log /proc/mmbatch-none/builds.tsv" "@$T/env-bad"
 
 step "an unwritable log does not fail check"
 rc=0; MAKE=$T/fake-make CHECK_TIMES_LOG=/proc/mmbatch-none/times.log ONLY= \

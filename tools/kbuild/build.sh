@@ -21,7 +21,14 @@
 #        gcc), CCACHE_DIR, DISTCC_HOSTS (distcc's host list, e.g.
 #        "host1/8 host2:3632/8"), BUILD_TARGETS, KCFLAGS, PROGRESS_SECONDS
 #        (default 30), OUT, TOP; KB_IDENTITY_OUT=FILE: the build identity
-#        file's path is written to FILE (for scripts; stdout stays as it is).
+#        file's path is written to FILE (for scripts; stdout stays as it is);
+#        MMBATCH_BUILDS_LOG=FILE (tools/check.sh, `make check`): a build that
+#        reached kbuild or the build cache's restore appends one line to FILE
+#        (nothing else printed), 15 tab-separated fields: stage
+#        (MMBATCH_CHECK_STAGE, or -), build_dir, kernelrelease, knobs,
+#        config_hash, series_hash, extra_patches_hash, targets, seeded_from,
+#        how (compiled|restored), objects, wall_s, cpu_s, ccache_hits,
+#        ccache_misses (lib.sh kb_log_build; read by tests/builds/guard.sh).
 set -eu -o pipefail
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=tools/kbuild/cache.sh
@@ -64,6 +71,8 @@ fi
 
 kb_lock "$KB_TREE.lock" -s
 kb_lock "$KB_BUILD.lock"
+# The builds log's wall and CPU time: from here, not the wait for a lock.
+log_t0=$SECONDS log_c0=$(kb_children_cpu)
 log=$KB_BUILD/build.log
 countf=$KB_BUILD/.mmbatch-objcount
 cache_key='' restored=''
@@ -82,6 +91,19 @@ ccache_stats() {
 		END { printf "%d %d\n", h, m }'
 }
 stats0=$(ccache_stats)
+# log_build TARGETS STATS1: this run's line in MMBATCH_BUILDS_LOG (lib.sh
+# kb_log_build), STATS1 ccache's counts now; prints nothing unless it fails.
+log_build() {
+	[ -n "${MMBATCH_BUILDS_LOG:-}" ] || return 0
+	local hits=- misses=- h0 m0 h1 m1
+	if [ -n "$stats0" ] && [ -n "$2" ]; then
+		read -r h0 m0 <<<"$stats0"; read -r h1 m1 <<<"$2"
+		hits=$((h1 - h0)) misses=$((m1 - m0))
+	fi
+	kb_log_build "$KB_BUILD/mmbatch-build.env" "$1" "$([ -n "$restored" ] && echo restored || echo compiled)" \
+		"$n" $((SECONDS - log_t0)) $(($(kb_children_cpu) - log_c0)) "$hits" "$misses" ||
+		kb_note "build: the builds log $MMBATCH_BUILDS_LOG: this build's line not written"
+}
 echo "build: $KB_RELEASE in $KB_BUILD (make -j$jobs, CC='$cc', log $log)" >&2
 
 # kbuild's one-line-per-step output becomes phase lines and a progress count.
@@ -175,6 +197,8 @@ if [ -n "${BUILD_TARGETS:-}" ]; then
 	# kbuild may have rewritten .config (CC='distcc gcc' changes
 	# CONFIG_CC_VERSION_TEXT): the identity names the .config as it is now.
 	kb_write_identity "$KB_BUILD/mmbatch-build.env"
+	read -r -a bt <<<"$BUILD_TARGETS"
+	log_build "$(IFS=+; echo "${bt[*]}")" "$([ -z "${MMBATCH_BUILDS_LOG:-}" ] || ccache_stats)"
 	[ -z "${KB_IDENTITY_OUT:-}" ] || echo "$KB_BUILD/mmbatch-build.env" >"$KB_IDENTITY_OUT"
 	echo "$KB_BUILD"
 	exit 0
@@ -194,6 +218,7 @@ if [ -n "$stats0" ] && [ -n "$stats1" ]; then
 	cstat=", ccache $((h1 - h0)) hits / $((m1 - m0)) misses"
 fi
 echo "build: $release done in $((SECONDS - t0)) s ($n objects compiled$cstat$restored)" >&2
+log_build all "$stats1"
 if [ -n "$cache_key" ] && [ -z "$restored" ]; then
 	kb_cache_store "$cache_key" "$(bid_get "$KB_BUILD/mmbatch-build.env" IMAGE_HASH)" ||
 		kb_note "build: keeping $KB_BUILD in the build cache ($(kb_cache_dir)) failed; the build stands"

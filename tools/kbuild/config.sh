@@ -266,6 +266,8 @@ if [ -n "$seed" ]; then
 		kb_die "config: KB_SEED_FROM=$seed: its paths could not be rewritten in $KB_BUILD.seed"
 	# Not for the build cache: seeded, never fresh, it would never be restored.
 	touch "$KB_BUILD.seed/.mmbatch-seeded"
+	# The seed's build dir, for make check's builds log (build.sh).
+	bid_get "$seed/mmbatch-build.env" BUILD_DIR >"$KB_BUILD.seed/.mmbatch-seed"
 	rm -rf "$KB_BUILD"
 	mv "$KB_BUILD.seed" "$KB_BUILD"
 	kb_note "config: $KB_BUILD starts as a copy of $seed (KB_SEED_FROM, the same tree)"

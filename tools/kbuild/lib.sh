@@ -407,3 +407,97 @@ kb_parse_manifest() {
 kb_verify_matches() {
 	[ -f "$1/$2" ] && grep -Eq -- "$3" "$1/$2"
 }
+
+# The builds log of `make check` (tools/check.sh exports MMBATCH_BUILDS_LOG;
+# tests/builds/guard.sh reads it): build.sh appends one line per run that
+# reached kbuild or the build cache's restore (a failed build none), 15
+# tab-separated fields in this order:
+#   stage          MMBATCH_CHECK_STAGE (the make check stage), or -
+#   build_dir      BUILD_DIR of the identity file
+#   kernelrelease  KERNELRELEASE
+#   knobs          kb_build_knobs: "BASE=<base> FLAVOR=<flavor>" and the
+#                  knobs set away from their defaults
+#   config_hash series_hash extra_patches_hash
+#                  CONFIG_HASH, SERIES_HASH, EXTRA_PATCHES_HASH (- when none):
+#                  together the key of a configuration
+#   targets        all, or BUILD_TARGETS joined by +
+#   seeded_from    the build dir KB_SEED_FROM copied (config.sh records it in
+#                  <build dir>/.mmbatch-seed), or -
+#   how            compiled, or restored (from the build cache)
+#   objects        objects compiled by this run
+#   wall_s cpu_s   seconds of the run (from its locks taken) and the CPU
+#                  seconds (user+system) of its children
+#   ccache_hits ccache_misses   this run's, or - (CCACHE=0)
+KB_BUILDS_LOG_FIELDS="stage build_dir kernelrelease knobs config_hash series_hash extra_patches_hash targets seeded_from how objects wall_s cpu_s ccache_hits ccache_misses"
+
+# _kb_knob_list NAME WORD...: " NAME=w1+w2" of the words' basenames, or nothing.
+_kb_knob_list() {
+	local name=$1 w out=
+	shift
+	for w in "$@"; do out+=${out:++}${w##*/}; done
+	[ -z "$out" ] || printf ' %s=%s' "$name" "$out"
+}
+
+# kb_build_knobs: the knobs of this build (after kb_init) as one canonical
+# string, the first column of the table of make check's builds
+# (docs/developing/testing.md): "BASE=<base> FLAVOR=<flavor>", then only
+# those set away from their defaults, in this order: DEBUG=1, PATCHES=0,
+# NR_CPUS=<n>, LOCALVERSION=<v>, EXTRA_PATCHES=<basenames joined by +>,
+# FRAGMENTS=<basenames joined by +>, SIGN_KEY=yes, SRC=other,
+# SERIES=<series dir relative to TOP, or other (outside TOP, or under OUT:
+# a scratch copy)> when PATCHES_ROOT is not TOP/patches, BUILD_TARGETS=<targets
+# joined by +>.
+kb_build_knobs() {
+	local s="BASE=$KB_BASE FLAVOR=$KB_FLAVOR" words dir top out
+	[ "$KB_DEBUG" != 1 ] || s+=" DEBUG=1"
+	[ "$KB_VARIANT" != vanilla ] || s+=" PATCHES=0"
+	[ -z "$KB_NR_CPUS" ] || s+=" NR_CPUS=$KB_NR_CPUS"
+	[ -z "${LOCALVERSION:-}" ] || s+=" LOCALVERSION=$LOCALVERSION"
+	read -r -a words <<<"${EXTRA_PATCHES:-}"
+	s+=$(_kb_knob_list EXTRA_PATCHES ${words[@]+"${words[@]}"})
+	read -r -a words <<<"${FRAGMENTS:-}"
+	s+=$(_kb_knob_list FRAGMENTS ${words[@]+"${words[@]}"})
+	[ -z "$KB_SIGN_KEY" ] || s+=" SIGN_KEY=yes"
+	[ -z "$KB_SRC_PATH" ] || s+=" SRC=other"
+	top=$(realpath -m "$TOP") out=$(realpath -m "$OUT")
+	if [ "$(realpath -m "$PATCHES_ROOT")" != "$top/patches" ]; then
+		dir=$(realpath -m "$KB_SERIES_DIR")
+		case $dir in
+		"$out"/*|"$out") s+=" SERIES=other" ;;
+		"$top"/*) s+=" SERIES=${dir#"$top"/}" ;;
+		*) s+=" SERIES=other" ;;
+		esac
+	fi
+	read -r -a words <<<"${BUILD_TARGETS:-}"
+	[ ${#words[@]} -eq 0 ] || s+=" BUILD_TARGETS=$(IFS=+; echo "${words[*]}")"
+	printf '%s\n' "$s"
+}
+
+# kb_children_cpu: the CPU ticks (user+system) of this script's children
+# that have ended (/proc/$$/stat cutime + cstime; $$ is the script even in a
+# subshell).
+kb_children_cpu() {
+	local st
+	read -r -a st </proc/$$/stat || { echo 0; return 0; }
+	echo $((st[15] + st[16]))
+}
+
+# kb_log_build ID TARGETS HOW OBJECTS WALL CPU_TICKS HITS MISSES: appends
+# this build's line to MMBATCH_BUILDS_LOG (nothing when unset), the identity
+# values read from ID (after build.sh wrote it). One short line, written by
+# one printf under the log's flock: lanes append side by side.
+kb_log_build() {
+	[ -n "${MMBATCH_BUILDS_LOG:-}" ] || return 0
+	local id=$1 targets=$2 how=$3 objects=$4 wall=$5 ticks=$6 hits=$7 misses=$8
+	local dir rel chash shash xhash seed cpu
+	dir=$(bid_get "$id" BUILD_DIR) && rel=$(bid_get "$id" KERNELRELEASE) &&
+		chash=$(bid_get "$id" CONFIG_HASH) && shash=$(bid_get "$id" SERIES_HASH) || return 1
+	xhash=$(bid_get "$id" EXTRA_PATCHES_HASH 2>/dev/null) || xhash=-
+	seed=$(cat "$dir/.mmbatch-seed" 2>/dev/null) || seed=
+	cpu=$(( (ticks + $(getconf CLK_TCK) / 2) / $(getconf CLK_TCK) ))
+	{
+		flock 9 && printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' \
+			"${MMBATCH_CHECK_STAGE:--}" "$dir" "$rel" "$(kb_build_knobs)" "$chash" "$shash" "$xhash" \
+			"$targets" "${seed:--}" "$how" "$objects" "$wall" "$cpu" "${hits:--}" "${misses:--}" >&9
+	} 9>>"$MMBATCH_BUILDS_LOG"
+}
