@@ -35,10 +35,19 @@ PHONY :=
 # (check-prebuild: the quick guests' selftests, the full paths' roots, the
 # canary's BAD kernel and its disk's root), so their boots wait on no build.
 # CHECK_LANES=1 runs the
-# lanes one after another (each stage's time alone).
+# lanes one after another (each stage's time alone). Last, a step of its own
+# once both lanes have ended: check-builds, the guard on the kernel builds of
+# this run (every build.sh run appends a line to the builds log that
+# tools/check.sh starts, out/check/builds.tsv): it prints them with the
+# objects each stage compiled, and fails when one configuration was compiled
+# twice (unless one build was seeded from the other: a derived variant), a
+# build dir was compiled again, or a compiled build is missing from the list
+# in docs/developing/testing.md (in a full run, also a listed build that no
+# stage made).
 CHECK_STAGES := harness deps \
 	'pipeline|daemon-unit-file,daemon,daemon-san,daemon-valgrind,daemon-fuzz,bench,bench-san' \
-	'repo,sign,vm,canary|prebuild,packages,rebase,docs,distcc,rollout'
+	'repo,sign,vm,canary|prebuild,packages,rebase,docs,distcc,rollout' \
+	builds
 
 PHONY += all
 all: main
