@@ -17,7 +17,7 @@ PHONY += check-sign
 check-sign: | deps-kernel deps-vm deps-rollout deps-packages
 	@$(TOP)/tests/sign/run.sh
 
-## test: check-distcc  two local distccd daemons; part of a 6.12 guest build (mm/) through DISTCC_HOSTS with ccache off, read by its identity file; both daemons' logs show compiles
+## test: check-distcc  two local distccd daemons; mm/ of the 6.12 guest compiled again through DISTCC_HOSTS with ccache off, in a copy of the guest build (make guest-kernel-6.12 first): exactly its mm/ objects compiled, all by the daemons (both logs show compiles); read by its identity file
 PHONY += check-distcc
 check-distcc: | deps-kernel deps-rollout
 	@$(TOP)/tests/distcc/run.sh
