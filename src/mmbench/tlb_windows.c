@@ -57,7 +57,9 @@ static int sample(struct mb_tlb_sampler *s)
 	/* the time after the read: reading the file takes a while on big boxes,
 	 * and the count is the one of that moment */
 	s->t_ns[s->n] = mb_now_ns();
-	s->count[s->n++] = v;
+	s->count[s->n] = v;
+	/* published last, so mb_tlb_sampler_samples() may read it meanwhile */
+	__atomic_store_n(&s->n, s->n + 1, __ATOMIC_RELEASE);
 	return 0;
 }
 
@@ -89,6 +91,11 @@ int mb_tlb_sampler_start(struct mb_tlb_sampler *s, uint64_t period_ns)
 		s->started = r == 0;
 	}
 	return r;
+}
+
+size_t mb_tlb_sampler_samples(const struct mb_tlb_sampler *s)
+{
+	return __atomic_load_n(&s->n, __ATOMIC_ACQUIRE);
 }
 
 int mb_tlb_sampler_stop(struct mb_tlb_sampler *s)

@@ -35,6 +35,8 @@ int mb_tlb_sampler_start(struct mb_tlb_sampler *s, uint64_t period_ns);
 /* Lets the current window end (its sample is the last), joins the thread.
  * Returns the thread's error or 0; the samples stay in s until _free. */
 int mb_tlb_sampler_stop(struct mb_tlb_sampler *s);
+/* The samples taken so far; safe while the sampler runs. */
+size_t mb_tlb_sampler_samples(const struct mb_tlb_sampler *s);
 void mb_tlb_sampler_free(struct mb_tlb_sampler *s);
 
 #endif
