@@ -85,6 +85,8 @@ chmod 700 "$keydir"
 # key may be 0644).
 chmod 600 "$key"
 make_key "$T/other.pem" "mmbatch check-sign other key"
+# Its certificate as sign-file takes it (DER).
+openssl x509 -in "$T/other.pem" -outform DER -out "$T/other.der"
 fpr=sha256:$(openssl x509 -in "$key" -noout -fingerprint -sha256 | sed 's/^.*=//')
 
 if selected key_check; then
@@ -237,7 +239,6 @@ if selected packages; then
 		expect_eq "${k##*/}: the same bytes in the RPM" "$(sha <"$T/deb/$k")" "$(sha <"$T/rpm/$k" 2>/dev/null)"
 	done
 	# The check itself fails on a module signed with another key, and on an unsigned one.
-	openssl x509 -in "$T/other.pem" -outform DER -out "$T/other.der"
 	"$build/scripts/sign-file" sha512 "$T/other.pem" "$T/other.der" "$build/lib/test_hmm.ko" "$T/hmm-other.ko"
 	rc=0; verify_sig "$T/hmm-other.ko" "$build/certs/signing_key.x509" || rc=$?
 	expect_eq "a module signed with another key: the verification fails" 1 "$((rc != 0))"
@@ -255,7 +256,6 @@ if selected vm; then
 	ko=$T/mod/mmbatch_signtest.ko
 	cp "$ko" "$T/unsigned.ko"
 	# The other key's module carries a signature the kernel has no key for.
-	openssl x509 -in "$T/other.pem" -outform DER -out "$T/other.der"
 	"$build/scripts/sign-file" sha512 "$T/other.pem" "$T/other.der" "$ko" "$T/otherkey.ko"
 	"$build/scripts/sign-file" sha512 "$build/certs/mmbatch-test-signing.pem" "$build/certs/signing_key.x509" "$ko" "$T/signed.ko"
 	for f in signed otherkey; do
