@@ -18,7 +18,7 @@ PHONY += repo
 repo: | deps-repo
 	@$(TOP)/tools/repo/mkrepo.sh
 
-## test: check-repo  throwaway key: signed repos of the 6.12 guest packages, apt install + upgrade to a newer series in the chroot, tampered signatures rejected, rpm -K, expired Release rejected; dnf install/upgrade/remove into an approximate RPM host, tampered repomd/RPMs refused by dnf, the dnf-installed kernel booted with its BLS initramfs (VM, full-path checks) (ONLY=repo/<test>)
+## test: check-repo  throwaway key: signed repos of the 6.12 guest packages, apt install + upgrade to a newer series in the chroot, the host's initramfs tool kept (initramfs-tools host: nothing removed; a host with neither gets dracut), tampered signatures rejected, rpm -K, expired Release rejected; dnf install/upgrade/remove into an approximate RPM host, tampered repomd/RPMs refused by dnf, the dnf-installed kernel booted with its BLS initramfs (VM, full-path checks) (ONLY=repo/<test>)
 PHONY += check-repo
 check-repo: guest-packages-6.12 | deps-repo deps-packages deps-vm
 	@BUILD=$(call guest_build,6.12) $(TOP)/tests/repo/run.sh

@@ -38,7 +38,7 @@ for f in /boot/vmlinuz-$kver /boot/System.map-$kver /boot/config-$kver /lib/modu
 done
 expect_no_match "image DEB" "^/lib/modules/$kre/(build|source)" "$list"
 expect_eq "image file name" "linux-image-${kver}_$kver-1_amd64.deb" "$(basename "$IMAGE_DEB")"
-expect_eq "image Depends" "kmod, dracut" "$(dpkg-deb -f "$IMAGE_DEB" Depends)"
+expect_eq "image Depends" "kmod, dracut | linux-initramfs-tool" "$(dpkg-deb -f "$IMAGE_DEB" Depends)"
 for s in preinst postinst prerm postrm; do
 	expect_match "image $s" 'run-parts --report --exit-on-error --arg="\$kver" --arg="\$image" "/etc/kernel/\$script.d"' \
 		"$(dpkg-deb -I "$IMAGE_DEB" "$s")"

@@ -9,6 +9,11 @@
 #   apt      apt_test.sh: chroot: tampered repos rejected by apt-get update,
 #            install of the meta-package + mmbatchd, the next series version
 #            built and reached by apt-get full-upgrade
+#   initramfs  initramfs_test.sh: the host's initramfs tool is kept: in the
+#            chroot with Debian's archive, apt installs the kernel beside
+#            initramfs-tools (nothing removed, its initrd made by
+#            initramfs-tools) and fails those checks on an image depending
+#            on dracut alone; a host with neither tool gets dracut
 #   dnf      dnf_test.sh: an approximate RPM host (the Debian chroot, its
 #            rpm database empty but for a stand-in): tampered repomd.xml and
 #            RPMs refused by dnf, dnf install of the kernel and mmbatchd
@@ -50,10 +55,11 @@ if pkgs=$(rt_packages "$BUILD" IMAGE_DEB HEADERS_DEB META_DEB KERNEL_RPM DEVEL_R
 	run_test key "$here/key_test.sh" "${daemon[@]}"
 	run_test rpm "$here/rpm_test.sh" "${rpms[@]}"
 	run_test apt "$here/apt_test.sh"
+	run_test initramfs "$here/initramfs_test.sh"
 	run_test dnf "$here/dnf_test.sh"
-elif selected key || selected rpm || selected apt || selected dnf ||
-	selected key_test || selected rpm_test || selected apt_test || selected dnf_test; then
-	fail "the packages of $BUILD (make guest-packages-6.12): key, rpm, apt and dnf not run"
+elif selected key || selected rpm || selected apt || selected initramfs || selected dnf ||
+	selected key_test || selected rpm_test || selected apt_test || selected initramfs_test || selected dnf_test; then
+	fail "the packages of $BUILD (make guest-packages-6.12): key, rpm, apt, initramfs and dnf not run"
 fi
 run_test expiry "$here/expiry_test.sh"
 run_test key_url "$here/key_url_test.sh"

@@ -3,7 +3,10 @@
 # Stage 5b: the kernel DEBs from a staged build (tools/pkg/stage-kernel.sh):
 #   linux-image-<kver>     /boot/vmlinuz-<kver>, System.map-<kver>,
 #                          config-<kver>, /lib/modules/<kver>/, docs incl. the
-#                          config report; Depends: kmod, dracut
+#                          config report; Depends: kmod,
+#                          dracut | linux-initramfs-tool (a host keeps its
+#                          own tool: initramfs-tools provides it; a host
+#                          with neither gets dracut)
 #   linux-headers-<kver>   /usr/src/linux-headers-<kver>, the build link
 #   linux-image-<kver>-dbg /usr/lib/debug/... (only when the stage has dbg/,
 #                          i.e. CONFIG_DEBUG_INFO=y; the guest flavor has none)

@@ -27,8 +27,9 @@ kmake() {
 }
 
 [ -f "$BUILD_DIR/config-report.txt" ] || pkg_die "package: no $BUILD_DIR/config-report.txt (config stage report)"
-# The image package depends on dracut, which needs initramfs support.
-pkg_is_enabled BLK_DEV_INITRD || pkg_die "package: $BUILD_DIR/.config: CONFIG_BLK_DEV_INITRD is not set (dracut needs it)"
+# The image package depends on an initramfs tool (dracut or the host's own),
+# which needs initramfs support.
+pkg_is_enabled BLK_DEV_INITRD || pkg_die "package: $BUILD_DIR/.config: CONFIG_BLK_DEV_INITRD is not set (the initramfs tools need it)"
 
 stage=$PKG_STAGE/$KERNELRELEASE
 mkdir -p "$PKG_STAGE"
