@@ -56,7 +56,6 @@ t0=$SECONDS
 echo "$TEST_NAME: chroot unpacked and mounted in $((SECONDS - t0)) s"
 printf '#!/bin/sh\nexit 101\n' >"$root/usr/sbin/policy-rc.d"
 chmod 0755 "$root/usr/sbin/policy-rc.d"
-in_root() { chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LC_ALL=C DEBIAN_FRONTEND=noninteractive "$@"; }
 # Only our repo: no mirror to fall back on, nothing fetched from outside.
 rm -f "$root/etc/apt/sources.list" "$root"/etc/apt/sources.list.d/*
 install -D -m 0644 "$repo/mmbatch-archive-keyring.gpg" "$root/etc/apt/keyrings/mmbatch-archive-keyring.gpg"

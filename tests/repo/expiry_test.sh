@@ -117,7 +117,6 @@ t0=$SECONDS
 "$mkchroot" unpack "$root"
 "$mkchroot" mount "$root"
 echo "$TEST_NAME: chroot unpacked and mounted in $((SECONDS - t0)) s"
-in_root() { chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LC_ALL=C DEBIAN_FRONTEND=noninteractive "$@"; }
 rm -f "$root/etc/apt/sources.list" "$root"/etc/apt/sources.list.d/*
 install -D -m 0644 "$repo/mmbatch-archive-keyring.gpg" "$root/etc/apt/keyrings/mmbatch-archive-keyring.gpg"
 install -m 0644 "$repo/mmbatch.sources" "$root/etc/apt/sources.list.d/mmbatch.sources"

@@ -57,7 +57,6 @@ dpkg-deb --root-owner-group -Zgzip -b "$work/old/tree" "$work/old/$(basename "$i
 rm -rf "$work/old/tree"
 publish "$work/repo-old" "$work/old/$(basename "$image_deb")" "${pkgs[1]}" "${pkgs[2]}"
 
-in_root() { chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LC_ALL=C DEBIAN_FRONTEND=noninteractive "$@"; }
 status_of() { in_root dpkg-query -W -f='${Status}' "$1" 2>/dev/null || true; }
 installed() { in_root dpkg-query -W -f='${db:Status-Abbrev} ${Package}\n' | awk '$1 == "ii" { print $2 }' | sort; }
 

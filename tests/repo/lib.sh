@@ -6,6 +6,8 @@
 #   rt_work                scratch dir $T (= $work) with the chroot path $root;
 #                          at exit the chroot's mounts and the tests' gpg
 #                          agents go first, then the dir
+#   in_root CMD...         CMD in the chroot $root with a clean environment
+#                          (root's PATH, LC_ALL=C, apt non-interactive)
 #   rt_make_key DIR NAME   a throwaway signing key (see below)
 #   rt_packages BUILD KEY...  the package files BUILD records under the KEYs,
 #                          one a line; fails naming the file and the key
@@ -51,6 +53,8 @@ rt_work() {
 	root=$work/root
 	cleanup_hook=rt_cleanup_work
 }
+
+in_root() { chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LC_ALL=C DEBIAN_FRONTEND=noninteractive "$@"; }
 
 rt_cleanup_work() {
 	[ -z "${rt_http_pid:-}" ] || kill "$rt_http_pid" 2>/dev/null || true
