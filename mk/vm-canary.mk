@@ -10,14 +10,21 @@
 # the 6.1 one (mk/kernel.mk, packaged by mk/packages.mk), BAD the 6.1 guest
 # with the fault patch, built and packaged here by the kbuild and pkg stage
 # scripts with exactly these knobs (tools/vmtest/build-kernel.sh); its
-# identity file's path lands in CANARY_BAD_REF.
+# identity file's path lands in CANARY_BAD_REF. Its build dir, made for the
+# first time, starts as a copy of the 6.1 guest's (KB_SEED_FROM: the same
+# tree but for the fault patch), so kbuild compiles mm/migrate.c and what
+# the release reaches instead of walking every object through ccache; the
+# guest is built first for that (make guest-kernel-6.1: nothing to do when
+# check-pipeline built it). A seeded dir is never kept in the build cache:
+# a warm run seeds and compiles those few objects again.
 CANARY_BAD_PATCH := $(TOP)/patches/test/6.1-migrate-skip-flush.patch
 CANARY_BAD_REF := $(OUT)/vm/canary/bad-build.path
+CANARY_BAD_SEED = $(patsubst %/,%,$(dir $(call guest_build,6.1)))
 
-## build: canary-bad-kernel  the 6.1 guest kernel built to fail the smoke gate (EXTRA_PATCHES=patches/test/6.1-migrate-skip-flush.patch), packaged; its identity file's path in out/vm/canary/bad-build.path
+## build: canary-bad-kernel  the 6.1 guest kernel built to fail the smoke gate (EXTRA_PATCHES=patches/test/6.1-migrate-skip-flush.patch; a new build dir seeded from the 6.1 guest's, KB_SEED_FROM), packaged; its identity file's path in out/vm/canary/bad-build.path
 PHONY += canary-bad-kernel
-canary-bad-kernel: | deps-kernel deps-packages
-	@$(TOP)/tools/vmtest/build-kernel.sh --package -o $(CANARY_BAD_REF) BASE=6.1 FLAVOR=guest EXTRA_PATCHES=$(CANARY_BAD_PATCH)
+canary-bad-kernel: guest-kernel-6.1 | deps-kernel deps-packages
+	@$(TOP)/tools/vmtest/build-kernel.sh --package -o $(CANARY_BAD_REF) BASE=6.1 FLAVOR=guest EXTRA_PATCHES=$(CANARY_BAD_PATCH) KB_SEED_FROM=$(CANARY_BAD_SEED)
 
 ## build: canary-rootfs  the canary cycle's disk root for each suite of CANARY_SUITES (Debian, GRUB, mmbatchd and the GOOD, BAD and NEW kernels installed with dpkg), made ahead into tools/vmtest/mkrootfs.sh's cache (tests/canary/run.sh --rootfs); prints each
 PHONY += canary-rootfs

@@ -12,6 +12,14 @@
 #            source and existing trees untouched; a good extra patch lands in
 #            its own tree (named by the patch's hash);
 #  dates     a changed series re-dates only the files whose content changed;
+#  seed      KB_SEED_FROM with EXTRA_PATCHES (tiny SRC tree, own OUT, no
+#            compile): the new tree with them dates the series' files as the
+#            tree without them has them and what they change now; a build of
+#            that tree passes the seed check (config.sh goes on to kconfig),
+#            one of another tree, or of it before its last change, fails with
+#            one line and nothing written; a seeded copy forgets kbuild's
+#            records of the targets that read what they change (the real
+#            seeding: check-prebuild's make canary-bad-kernel);
 #  names     the names derived from the knobs (tree, build dir, release);
 #  config    a config fragment asking for impossible options fails listing
 #            each one, the previous .config untouched;
@@ -46,7 +54,12 @@
 #            (tools/kbuild/cache.sh) into another build dir and under
 #            another OUT (another tree's path): nothing compiled, the same
 #            image, no path of the first build left in its text files;
-#            KB_BUILD_CACHE=yes fails with one line.
+#            KB_BUILD_CACHE=yes fails with one line;
+#  uptodate  build.sh's up-to-date check on that 6.12 guest build
+#            (tests/pipeline/uptodate.sh): asked for again it runs no
+#            kbuild and compiles nothing; a touched source of the tree, or
+#            its object deleted from the build dir, runs kbuild, which
+#            compiles that object; KB_FORCE_MAKE=1 runs kbuild.
 # Reads: TOP, OUT, MAKE, ONLY (tests/lib/assert.sh's selector),
 #        PIPELINE_DEBUG_BASES.
 set -eu
@@ -248,6 +261,93 @@ if selected dates; then
 	read -r a3 _ <<<"$(dates)"
 	expect_eq "a.h content after 0001 was dropped" "two" "$(sed -n 2p "$t/out/tree/"src-*-mmbatch/sub/a.h)"
 	if [ "$a3" -gt "$a2" ]; then pass "a.h (back to pristine) dated anew ($a2 -> $a3), not 1000000000"; else fail "a.h date: expected > $a2, got $a3"; fi
+fi
+
+if selected seed; then
+	echo "== seed: a tree with EXTRA_PATCHES and the build of the tree without them (tiny SRC tree, own OUT)"
+	t=$T/seed
+	mkdir -p "$t/src/sub" "$t/patches/6.12" "$t/a/sub" "$t/b/sub"
+	# No Kconfig: the config stage stops at its first kbuild call, after
+	# the seed check.
+	printf 'VERSION = 6\nPATCHLEVEL = 12\nSUBLEVEL = 0\nEXTRAVERSION =\ntinyconfig:\n\t@echo "tiny test tree: no Kconfig"; exit 1\n' >"$t/src/Makefile"
+	printf 'one\ntwo\nthree\n' >"$t/src/sub/a.h"
+	printf 'alpha\nbeta\ngamma\n' >"$t/src/sub/b.c"
+	touch -d @1000000000 "$t/src/sub/a.h" "$t/src/sub/b.c"
+	seedpatch() { # DIR NAME FILE SED: into DIR, a patch of FILE made by SED
+		cp "$t/src/$3" "$t/a/$3"; sed "$4" "$t/src/$3" >"$t/b/$3"
+		(cd "$t" && diff -u "a/$3" "b/$3" | sed -E '1,2s/\t.*//') >"$1/$2" || true
+	}
+	seedpatch "$t/patches/6.12" 0001-a.patch sub/a.h 's/two/TWO/'
+	echo 0001-a.patch >"$t/patches/6.12/series"
+	seedpatch "$t" extra.patch sub/b.c 's/beta/BAD/'
+	tiny() { env SRC="$t/src" OUT="$t/out" PATCHES_ROOT="$t/patches" FLAVOR=guest "$@"; }
+	tiny "$kb/source.sh" >/dev/null 2>&1
+	rc=0; plain=$(tiny "$kb/series.sh" 2>"$t/err") || rc=$?
+	expect_ok "series.sh: the tree without the extra patch" "$rc" "@$t/err"
+	pa=$(stat -c %Y "$plain/sub/a.h")
+	sleep 1.1
+	rc=0; xtree=$(tiny EXTRA_PATCHES="$t/extra.patch" "$kb/series.sh" 2>"$t/err") || rc=$?
+	expect_ok "series.sh EXTRA_PATCHES: its tree, made for the first time" "$rc" "@$t/err"
+	expect_eq "x-tree: the series' a.h, as in the tree without the extra patch, has that tree's date" \
+		"$pa" "$(stat -c %Y "$xtree/sub/a.h" 2>&1)"
+	xb=$(stat -c %Y "$xtree/sub/b.c" 2>/dev/null || echo 0)
+	if [ "$xb" -gt "$pa" ]; then pass "x-tree: b.c, which the extra patch changes, dated now ($xb)"
+	else fail "x-tree: b.c date: expected > $pa (the tree without it), got $xb"; fi
+
+	# mkseed DIR TREE TREE_HASH: a finished build as the seed check sees
+	# one (an identity naming TREE and TREE_HASH with an IMAGE, a .config).
+	mkseed() {
+		mkdir -p "$1" && : >"$1/.config"
+		printf 'IDENTITY_VERSION=1\nTREE=%q\nTREE_HASH=%q\nBUILD_DIR=%q\nIMAGE=%q\n' "$2" "$3" "$1" "$1/bzImage" >"$1/mmbatch-build.env"
+	}
+	# seedcfg SEED KNOB=V...: config.sh of the tiny tree into the new build
+	# dir $t/bx, seeded from SEED; the output in $t/cfg.out.
+	seedcfg() { rm -rf "$t/bx"; tiny KB_BUILD_DIR="$t/bx" KB_SEED_FROM="$1" "${@:2}" "$kb/config.sh" >"$t/cfg.out" 2>&1; }
+	echo "== seed: the seed check with EXTRA_PATCHES"
+	r=0 r_out= # capture's
+	mkseed "$t/seed-plain" "$plain" "$(cat "$plain/.mmbatch-tree")"
+	# shellcheck disable=SC2016 # the inner bash expands them
+	capture r tiny EXTRA_PATCHES="$t/extra.patch" bash -c '. "$0/lib.sh"; kb_init >/dev/null 2>&1; kb_seed_check "$1" && echo "$KB_SEED_TREE"' "$kb" "$t/seed-plain"
+	expect_ok "kb_seed_check: a build of the tree without the extra patch, as it is now" "$r" "$r_out"
+	expect_eq "kb_seed_check: the tree the seed was built from" "$plain" "$r_out"
+	rc=0; seedcfg "$t/seed-plain" EXTRA_PATCHES="$t/extra.patch" || rc=$?
+	expect_status "config.sh KB_SEED_FROM=<that build> EXTRA_PATCHES: fails in kconfig (the tiny tree has none)" 1 "$rc"
+	expect_lacks "config.sh: the seed accepted" "KB_SEED_FROM" "@$t/cfg.out"
+	expect_contains "config.sh: went on to kconfig" "config: 'make tinyconfig' failed" "@$t/cfg.out"
+	mkseed "$t/seed-6.1" "$t/out/tree/6.1-mmbatch" "$(cat "$plain/.mmbatch-tree")"
+	rc=0; seedcfg "$t/seed-6.1" EXTRA_PATCHES="$t/extra.patch" || rc=$?
+	expect_status "KB_SEED_FROM of another base's build, EXTRA_PATCHES" 1 "$rc"
+	expect_eq "KB_SEED_FROM of another base's build, EXTRA_PATCHES: its one line" \
+		"ERROR: config: KB_SEED_FROM=$t/seed-6.1: built from another tree ($t/out/tree/6.1-mmbatch), not from $xtree or $plain (the same without EXTRA_PATCHES)" "$(cat "$t/cfg.out")"
+	expect_absent "KB_SEED_FROM of another base's build: nothing written" "$t/bx"
+	mkseed "$t/seed-old" "$plain" 0000
+	rc=0; seedcfg "$t/seed-old" EXTRA_PATCHES="$t/extra.patch" || rc=$?
+	expect_status "KB_SEED_FROM of the tree without the extra patch before its last change" 1 "$rc"
+	expect_eq "KB_SEED_FROM of the tree without the extra patch before its last change: its one line" \
+		"ERROR: config: KB_SEED_FROM=$t/seed-old: built from $plain before its last change (TREE_HASH differs): build it again first" "$(cat "$t/cfg.out")"
+	expect_absent "KB_SEED_FROM of that tree before its last change: nothing written" "$t/bx"
+	mkseed "$t/seed-x" "$xtree" "$(cat "$xtree/.mmbatch-tree")"
+	rc=0; seedcfg "$t/seed-x" || rc=$?
+	expect_status "KB_SEED_FROM of the x-tree's build, without EXTRA_PATCHES" 1 "$rc"
+	expect_eq "KB_SEED_FROM of the x-tree's build, without EXTRA_PATCHES: its one line" \
+		"ERROR: config: KB_SEED_FROM=$t/seed-x: built from another tree ($xtree), not from $plain" "$(cat "$t/cfg.out")"
+	expect_absent "KB_SEED_FROM of the x-tree's build: nothing written" "$t/bx"
+
+	echo "== seed: a seeded copy forgets kbuild's records of what the extra patch changes"
+	c=$t/copy leaf=${plain##*/}
+	mkdir -p "$c/sub"
+	printf 'source_sub/b.o := ../../tree/%s/sub/b.c\n' "$leaf" >"$c/sub/.b.o.cmd"
+	printf 'deps_sub/c.o := \\\n  %s/sub/b.c \\\n' "$xtree" >"$c/sub/.c.o.cmd"
+	printf 'deps_sub/d.o := \\\n  ../../tree/%s/other/../sub/b.c \\\n' "$leaf" >"$c/sub/.d.o.cmd"
+	printf 'deps_sub/a.o := \\\n  ../../tree/%s/sub/a.h \\\n' "$leaf" >"$c/sub/.a.o.cmd"
+	echo "stands for the object compiled without the extra patch" >"$c/sub/b.o"
+	# shellcheck disable=SC2016 # the inner bash expands them
+	capture r tiny EXTRA_PATCHES="$t/extra.patch" bash -c '. "$0/lib.sh"; kb_init >/dev/null 2>&1; kb_seed_check "$1" && kb_seed_forget "$2"' "$kb" "$t/seed-plain" "$c"
+	expect_ok "kb_seed_forget" "$r" "$r_out"
+	expect_eq "kb_seed_forget: the records naming b.c (relative, absolute, through ..) removed" 3 "$r_out"
+	for f in .b.o.cmd .c.o.cmd .d.o.cmd; do expect_absent "kb_seed_forget: sub/$f" "$c/sub/$f"; done
+	expect_exists "kb_seed_forget: a record naming only a.h kept" "$c/sub/.a.o.cmd"
+	expect_exists "kb_seed_forget: the object kept (kbuild makes it again: no record)" "$c/sub/b.o"
 fi
 
 if selected names; then
@@ -573,5 +673,10 @@ if selected cache; then
 	rc=0; env KB_BUILD_CACHE=yes BASE=6.12 FLAVOR=guest "$kb/build.sh" >"$T/cache-bad.out" 2>&1 || rc=$?
 	expect_status "KB_BUILD_CACHE=yes" 1 "$rc"
 	expect_eq "KB_BUILD_CACHE=yes: its one line" "ERROR: KB_BUILD_CACHE='yes': expected 1 (restore and store), store or 0" "$(cat "$T/cache-bad.out")"
+fi
+
+if selected uptodate; then
+	# shellcheck source=tests/pipeline/uptodate.sh
+	. "$TOP/tests/pipeline/uptodate.sh"
 fi
 test_summary

@@ -50,30 +50,22 @@ kb_lock "$KB_BUILD.lock"
 # records it: cache.sh kb_rewrite_paths), so kbuild compiles only what this
 # config and release change (fixdep's per-option dependencies, utsrelease.h)
 # instead of every object again through ccache: check-repo's next series
-# (a release change) and check-distcc's mm/. Seeding does not help a change
-# of MODULE_SIG, which reaches include/linux/module.h and so nearly every
+# (a release change) and check-distcc's mm/. With EXTRA_PATCHES, DIR may
+# also be a build of the tree they go on top of (lib.sh KB_PLAIN_TREE, the
+# same knobs without them): its tree's path is rewritten to this x-tree's
+# too, and kbuild compiles what the extra patches change besides (the
+# canary's BAD kernel, seeded from the 6.1 guest: mm/migrate.c and what
+# the release reaches), where a build dir of its own walked all ~1570
+# objects through ccache. Seeding does not help a change of MODULE_SIG,
+# which reaches include/linux/module.h and so nearly every
 # object: that is why the guest flavor carries module signing itself
 # (configs/kernel/guest/module-signing.config) rather than check-sign
-# building a signed variant. Checked before anything is written, and again
-# under the seed's lock.
-# seed_check DIR: fails the stage when DIR is not a finished build of
-# this tree as it is now.
-seed_check() {
-	local id=$1/mmbatch-build.env t
-	[ -f "$id" ] && [ -f "$1/.config" ] ||
-		kb_die "config: KB_SEED_FROM=$1: not a build dir (no mmbatch-build.env and .config there)"
-	[ -n "$(bid_get "$id" IMAGE 2>/dev/null)" ] ||
-		kb_die "config: KB_SEED_FROM=$1: not built (its mmbatch-build.env names no IMAGE)"
-	t=$(bid_get "$id" TREE 2>/dev/null || true)
-	[ "$t" = "$KB_TREE" ] ||
-		kb_die "config: KB_SEED_FROM=$1: built from another tree (${t:-none named}), not from $KB_TREE"
-	[ "$(bid_get "$id" TREE_HASH 2>/dev/null || true)" = "$KB_TREE_HASH" ] ||
-		kb_die "config: KB_SEED_FROM=$1: built from $KB_TREE before its last change (TREE_HASH differs): build it again first"
-}
+# building a signed variant. Checked (lib.sh kb_seed_check) before anything
+# is written, and again under the seed's lock.
 seed=
 if [ -n "${KB_SEED_FROM:-}" ] && [ ! -f "$KB_BUILD/.config" ]; then
 	seed=${KB_SEED_FROM%/}
-	seed_check "$seed"
+	kb_seed_check "$seed"
 fi
 
 # The repository's fragments of this build, in merge order: common, the
@@ -258,19 +250,27 @@ if [ -n "$seed" ]; then
 	# Copied whole under a temporary name, then renamed: an interrupted
 	# copy leaves no build dir that looks seeded.
 	kb_lock "$seed.lock" -s
-	seed_check "$seed"
+	kb_seed_check "$seed"
 	rm -rf "$KB_BUILD.seed"
 	cp -a "$seed" "$KB_BUILD.seed"
 	rm -f "$KB_BUILD.seed/mmbatch-build.env" "$KB_BUILD.seed/.mmbatch-"* "$KB_BUILD.seed/build.log" "$KB_BUILD.seed/config-report.txt"
-	kb_rewrite_paths "$KB_BUILD.seed" "$KB_TREE" "$(bid_get "$seed/mmbatch-build.env" BUILD_DIR)" "$KB_TREE" "$KB_BUILD" ||
+	kb_rewrite_paths "$KB_BUILD.seed" "$KB_SEED_TREE" "$(bid_get "$seed/mmbatch-build.env" BUILD_DIR)" "$KB_TREE" "$KB_BUILD" ||
 		kb_die "config: KB_SEED_FROM=$seed: its paths could not be rewritten in $KB_BUILD.seed"
+	seed_what="the same tree"
+	if [ "$KB_SEED_TREE" != "$KB_TREE" ]; then
+		# Whatever the dates say, what the extra patches change is
+		# compiled again (lib.sh kb_seed_forget says why).
+		forgot=$(kb_seed_forget "$KB_BUILD.seed") ||
+			kb_die "config: KB_SEED_FROM=$seed: the records of what EXTRA_PATCHES change could not be removed from $KB_BUILD.seed"
+		seed_what="the same tree without EXTRA_PATCHES; $forgot targets reading what they change made again"
+	fi
 	# Not for the build cache: seeded, never fresh, it would never be restored.
 	touch "$KB_BUILD.seed/.mmbatch-seeded"
 	# The seed's build dir, for make check's builds log (build.sh).
 	bid_get "$seed/mmbatch-build.env" BUILD_DIR >"$KB_BUILD.seed/.mmbatch-seed"
 	rm -rf "$KB_BUILD"
 	mv "$KB_BUILD.seed" "$KB_BUILD"
-	kb_note "config: $KB_BUILD starts as a copy of $seed (KB_SEED_FROM, the same tree)"
+	kb_note "config: $KB_BUILD starts as a copy of $seed (KB_SEED_FROM, $seed_what)"
 fi
 mkdir -p "$KB_BUILD"
 if ! cmp -s "$work/.config" "$KB_BUILD/.config"; then

@@ -13,6 +13,8 @@
 # Sets (kb_init): the above plus KB_PRISTINE KB_KVERSION KB_BASE KB_SERIES_DIR
 #   KB_SERIES_FILE KB_SERIES_VERSION KB_VARIANT KB_XHASH KB_FHASH KB_TREE KB_BUILD
 #   KB_SERIES_ENTRIES ("NAME STRIP" lines) KB_FLAVOR KB_DEBUG (0|1) KB_NR_CPUS KB_LOCALVERSION_FULL KB_RELEASE KB_SERIES_HASH KB_TREE_HASH
+#   KB_PLAIN_TREE KB_PLAIN_TREE_HASH (with EXTRA_PATCHES: the tree and tree
+#   hash of the same knobs without them; empty without)
 #   KB_SIGN_KEY KB_SIGN_FPR KB_SIGN_SUBJECT KB_SIGN_KEYTYPE KB_SHASH (kb_sign_init, SIGN_KEY)
 #   SOURCE_DATE_EPOCH KBUILD_BUILD_TIMESTAMP KBUILD_BUILD_USER KBUILD_BUILD_HOST
 #   KBUILD_BUILD_VERSION
@@ -239,8 +241,16 @@ kb_init() {
 	# BAD kernel and each prefix of patches-build-each (vanilla + the first
 	# k patches) compile what differs from the patched tree, not the whole
 	# kernel; a tree name of their own missed on every file.
+	# The same layout keeps the relative paths that ccache writes into
+	# kbuild's dependency records (../../tree/<srcid>-mmbatch/...) right in
+	# a build dir seeded from the patched build (KB_SEED_FROM, config.sh).
 	local root=$OUT leaf=$KB_SRCID-$KB_VARIANT
+	KB_PLAIN_TREE=
 	if [ -n "$KB_XHASH" ]; then
+		# The tree these extra patches go on top of: what the same knobs
+		# make without them (series.sh dates against it, config.sh seeds
+		# from its build).
+		KB_PLAIN_TREE=$root/tree/$leaf
 		root=$OUT/x/$KB_XHASH leaf=$KB_SRCID-mmbatch
 		[ "$KB_VARIANT" = vanilla ] && root+=-vanilla
 	fi
@@ -259,11 +269,78 @@ kb_init() {
 	KB_BUILD=${KB_BUILD_DIR:-$root/build/$bname}
 	KB_LOCALVERSION_FULL=-$tag${KB_XHASH:+-$KB_XHASH}-$KB_FLAVOR${KB_NR_CPUS:+-nr$KB_NR_CPUS}${KB_FHASH:+-$KB_FHASH}${dsuf:++$dsuf}${LOCALVERSION:-}
 	KB_RELEASE=$KB_KVERSION$KB_LOCALVERSION_FULL
-	# What the tree is made of: rebuilt whenever this changes.
-	KB_TREE_HASH=$( { cat "$KB_PRISTINE_ROOT/.stamp"; echo "variant=$KB_VARIANT";
-		[ "$KB_VARIANT" = vanilla ] || echo "series=$KB_SERIES_HASH";
-		echo "extra=$KB_XHASH"; } | kb_sha)
+	KB_TREE_HASH=$(kb_tree_hash "$KB_XHASH")
+	KB_PLAIN_TREE_HASH=
+	[ -z "$KB_XHASH" ] || KB_PLAIN_TREE_HASH=$(kb_tree_hash "")
 	kb_repro_env
+}
+
+# kb_tree_hash XHASH: what a tree is made of (rebuilt whenever this
+# changes): the source, the variant, the series and the extra patches
+# XHASH (kb_init's KB_XHASH, or empty: the tree without them).
+kb_tree_hash() {
+	{ cat "$KB_PRISTINE_ROOT/.stamp"; echo "variant=$KB_VARIANT";
+		[ "$KB_VARIANT" = vanilla ] || echo "series=$KB_SERIES_HASH";
+		echo "extra=$1"; } | kb_sha
+}
+
+# KB_SEED_FROM=DIR (config.sh): a new build dir starts as a copy of DIR.
+# kb_seed_check DIR: fails the stage (one line) unless DIR is a finished
+# build (its mmbatch-build.env and .config there, an IMAGE recorded) of this
+# tree as it is now, or, with EXTRA_PATCHES, of KB_PLAIN_TREE as it is now:
+# the seed's TREE and TREE_HASH exactly what kb_init makes of these knobs
+# without EXTRA_PATCHES, so every file they leave alone is the file the
+# seed was compiled from (the canary's BAD kernel from the 6.1 guest: one
+# patched file). Sets KB_SEED_TREE, the tree DIR was built from.
+kb_seed_check() {
+	local id=$1/mmbatch-build.env t want
+	[ -f "$id" ] && [ -f "$1/.config" ] ||
+		kb_die "config: KB_SEED_FROM=$1: not a build dir (no mmbatch-build.env and .config there)"
+	[ -n "$(bid_get "$id" IMAGE 2>/dev/null)" ] ||
+		kb_die "config: KB_SEED_FROM=$1: not built (its mmbatch-build.env names no IMAGE)"
+	t=$(bid_get "$id" TREE 2>/dev/null || true)
+	if [ "$t" = "$KB_TREE" ]; then
+		want=$KB_TREE_HASH
+	elif [ -n "$KB_PLAIN_TREE" ] && [ "$t" = "$KB_PLAIN_TREE" ]; then
+		want=$KB_PLAIN_TREE_HASH
+	else
+		kb_die "config: KB_SEED_FROM=$1: built from another tree (${t:-none named}), not from $KB_TREE${KB_PLAIN_TREE:+ or $KB_PLAIN_TREE (the same without EXTRA_PATCHES)}"
+	fi
+	[ "$(bid_get "$id" TREE_HASH 2>/dev/null || true)" = "$want" ] ||
+		kb_die "config: KB_SEED_FROM=$1: built from $t before its last change (TREE_HASH differs): build it again first"
+	KB_SEED_TREE=$t
+}
+
+# kb_seed_forget DIR: in DIR, a copy of a build of KB_PLAIN_TREE (paths
+# already rewritten to this build's), removes kbuild's record (.cmd file)
+# of every target that names a file EXTRA_PATCHES change, and prints how
+# many. A target without its record has a new command to kbuild, which
+# makes it again whatever the dates say: series.sh dates what differs
+# from the plain tree at the time it makes the x-tree, but an x-tree made
+# before the seed was built (or re-made against its own previous version)
+# has those files older than the seed's objects, and kbuild would keep the
+# objects compiled without the patch (the canary's BAD kernel without its
+# fault). A record names a file of the tree by its absolute path (this
+# tree's, once rewritten), by the path ccache makes relative to the build
+# dir (../../tree/<leaf>/FILE: either tree's leaf) or through
+# "dir/../FILE"; matching more only compiles more.
+kb_seed_forget() {
+	local dir=$1 x f pats=() recs rc=0
+	for x in ${EXTRA_PATCHES:-}; do
+		while IFS= read -r f; do
+			[ -n "$f" ] || continue
+			pats+=(-e "/${KB_TREE##*/}/$f" -e "/${KB_SEED_TREE##*/}/$f" -e "/../$f")
+		done < <(kb_patch_files "$x" 1)
+	done
+	[ ${#pats[@]} -gt 0 ] || { echo 0; return 0; }
+	[ -d "$dir" ] || return 1
+	# grep: 1 is no record at all, 2 a file it could not read (then the
+	# copy cannot be trusted).
+	recs=$(LC_ALL=C grep -rlF --include='*.cmd' "${pats[@]}" "$dir") || rc=$?
+	[ $rc -le 1 ] || return 1
+	[ -n "$recs" ] || { echo 0; return 0; }
+	printf '%s\n' "$recs" | tr '\n' '\0' | xargs -0 rm -f || return 1
+	grep -c . <<<"$recs"
 }
 
 # Fixed build identity: the newest of the base's date and the Date: headers of

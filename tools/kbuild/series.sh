@@ -8,6 +8,10 @@
 # FILE:LINE` and exits 1 with the pristine source and any existing tree
 # untouched. Then a fresh copy of pristine gets the series and is renamed into
 # place. The tree is reused while the series content hash (stamp) is unchanged.
+# The files the patches touch are dated against the tree's previous version,
+# or, for a tree with EXTRA_PATCHES made for the first time, against the tree
+# without them: a file as it was keeps its date, one that differs is dated
+# now (step 2 says why).
 # Reads: BASE, SRC, PATCHES (0 = vanilla: no series), EXTRA_PATCHES,
 #        PATCHES_ROOT (default TOP/patches), OUT, TOP.
 set -eu
@@ -76,16 +80,30 @@ done
 for ((i = 0; i < ${#plan[@]}; i += 3)); do
 	kb_patch_files "${plan[i+1]}" "${plan[i+2]}"
 done | sort -u >"$scratch/tree/.mmbatch-files"
-if [ -f "$KB_TREE/.mmbatch-tree" ]; then
-	cat "$scratch/tree/.mmbatch-files" "$KB_TREE/.mmbatch-files" 2>/dev/null | sort -u |
+# date_against REF: those dates, against the tree REF.
+date_against() {
 	while IFS= read -r f; do
 		[ -f "$scratch/tree/$f" ] || continue
-		if [ -f "$KB_TREE/$f" ] && cmp -s "$scratch/tree/$f" "$KB_TREE/$f"; then
-			touch -r "$KB_TREE/$f" "$scratch/tree/$f"
+		if [ -f "$1/$f" ] && cmp -s "$scratch/tree/$f" "$1/$f"; then
+			touch -r "$1/$f" "$scratch/tree/$f"
 		else
 			touch "$scratch/tree/$f"
 		fi
 	done
+}
+if [ -f "$KB_TREE/.mmbatch-tree" ]; then
+	cat "$scratch/tree/.mmbatch-files" "$KB_TREE/.mmbatch-files" 2>/dev/null | sort -u | date_against "$KB_TREE"
+elif [ -n "$KB_PLAIN_TREE" ]; then
+	# A tree with EXTRA_PATCHES made for the first time: against the tree
+	# without them (lib.sh KB_PLAIN_TREE) when it is there and current,
+	# whose build a new build dir of this tree may start as a copy of
+	# (config.sh KB_SEED_FROM): the series' files keep that tree's dates,
+	# so kbuild there compiles only the includers of what the extra
+	# patches change. Under its lock: series.sh may be replacing it.
+	kb_lock "$KB_PLAIN_TREE.lock" -s
+	if [ "$(cat "$KB_PLAIN_TREE/.mmbatch-tree" 2>/dev/null)" = "$KB_PLAIN_TREE_HASH" ]; then
+		date_against "$KB_PLAIN_TREE" <"$scratch/tree/.mmbatch-files"
+	fi
 fi
 echo "$KB_TREE_HASH" >"$scratch/tree/.mmbatch-tree"
 if [ -e "$KB_TREE" ]; then mv "$KB_TREE" "$scratch/old"; fi

@@ -15,7 +15,9 @@
 #     --package      also the packages (BUILD=<identity> packages.sh), kernel
 #                    only unless PKG_MMBATCHD=1 is among the arguments
 #     KNOB: BASE SRC FLAVOR DEBUG NR_CPUS LOCALVERSION PATCHES EXTRA_PATCHES
-#           FRAGMENTS SIGN_KEY PKG_MMBATCHD
+#           FRAGMENTS SIGN_KEY PKG_MMBATCHD, and KB_SEED_FROM (not what is
+#           built but how: a new build dir starts as a copy of that build,
+#           tools/kbuild/config.sh; mk/vm-canary.mk's BAD kernel)
 # Reads: OUT, TOP, and what the stages read besides the knobs (JOBS, CCACHE,
 # CCACHE_DIR).
 set -eu
@@ -40,14 +42,14 @@ done
 
 # Nothing from the caller's environment decides what is built.
 unset SRC DEBUG NR_CPUS LOCALVERSION PATCHES EXTRA_PATCHES FRAGMENTS SIGN_KEY KBUILD_SIGN_PIN \
-	DISTCC_HOSTS BUILD_TARGETS PATCHES_ROOT KB_BUILD_DIR BUILD BASE FLAVOR
+	DISTCC_HOSTS BUILD_TARGETS PATCHES_ROOT KB_BUILD_DIR KB_SEED_FROM BUILD BASE FLAVOR
 PKG_MMBATCHD=0
 for kv in "$@"; do
 	case "${kv%%=*}" in
-	BASE|SRC|FLAVOR|DEBUG|NR_CPUS|LOCALVERSION|PATCHES|EXTRA_PATCHES|FRAGMENTS|SIGN_KEY|PKG_MMBATCHD)
+	BASE|SRC|FLAVOR|DEBUG|NR_CPUS|LOCALVERSION|PATCHES|EXTRA_PATCHES|FRAGMENTS|SIGN_KEY|PKG_MMBATCHD|KB_SEED_FROM)
 		[ "${kv#*=}" != "$kv" ] || { echo "ERROR: build-kernel: '$kv': expected KNOB=VALUE" >&2; exit 2; }
 		export "${kv?}" ;;
-	*) echo "ERROR: build-kernel: '$kv': not a knob (BASE SRC FLAVOR DEBUG NR_CPUS LOCALVERSION PATCHES EXTRA_PATCHES FRAGMENTS SIGN_KEY PKG_MMBATCHD)" >&2; exit 2 ;;
+	*) echo "ERROR: build-kernel: '$kv': not a knob (BASE SRC FLAVOR DEBUG NR_CPUS LOCALVERSION PATCHES EXTRA_PATCHES FRAGMENTS SIGN_KEY PKG_MMBATCHD KB_SEED_FROM)" >&2; exit 2 ;;
 	esac
 done
 export TOP=${TOP:-$top} PKG_MMBATCHD
