@@ -233,18 +233,27 @@ if selected series; then
 	rm -rf "$(dirname "$(dirname "$xtree")")"
 fi
 
+# tiny_tree DIR [MAKE_RULES]: under DIR, a tiny 6.12 source tree (src/:
+# a Makefile with the version, then MAKE_RULES; sub/a.h and sub/b.c dated
+# 1000000000), patches/6.12/ for its series, and a/ b/ for tiny_patch.
+tiny_tree() {
+	mkdir -p "$1/src/sub" "$1/patches/6.12" "$1/a/sub" "$1/b/sub"
+	printf 'VERSION = 6\nPATCHLEVEL = 12\nSUBLEVEL = 0\nEXTRAVERSION =\n%s' "${2:-}" >"$1/src/Makefile"
+	printf 'one\ntwo\nthree\n' >"$1/src/sub/a.h"
+	printf 'alpha\nbeta\ngamma\n' >"$1/src/sub/b.c"
+	touch -d @1000000000 "$1/src/sub/a.h" "$1/src/sub/b.c"
+}
+# tiny_patch DIR PATCH FILE SED: PATCH, a patch of DIR/src's FILE made by SED.
+tiny_patch() {
+	cp "$1/src/$3" "$1/a/$3"; sed "$4" "$1/src/$3" >"$1/b/$3"
+	(cd "$1" && diff -u "a/$3" "b/$3" | sed -E '1,2s/\t.*//') >"$2" || true
+}
+
 if selected dates; then
 	echo "== series: file dates across series changes (tiny SRC tree, own OUT)"
 	t=$T/dates
-	mkdir -p "$t/src/sub" "$t/patches/6.12" "$t/a/sub" "$t/b/sub"
-	printf 'VERSION = 6\nPATCHLEVEL = 12\nSUBLEVEL = 0\nEXTRAVERSION =\n' >"$t/src/Makefile"
-	printf 'one\ntwo\nthree\n' >"$t/src/sub/a.h"
-	printf 'alpha\nbeta\ngamma\n' >"$t/src/sub/b.c"
-	touch -d @1000000000 "$t/src/sub/a.h" "$t/src/sub/b.c"
-	mkpatch() { # NAME FILE SED: a patch of FILE made by SED
-		cp "$t/src/$2" "$t/a/$2"; sed "$3" "$t/src/$2" >"$t/b/$2"
-		(cd "$t" && diff -u "a/$2" "b/$2" | sed -E '1,2s/\t.*//') >"$t/patches/6.12/$1" || true
-	}
+	tiny_tree "$t"
+	mkpatch() { tiny_patch "$t" "$t/patches/6.12/$1" "$2" "$3"; } # NAME FILE SED
 	dates() { SRC=$t/src OUT=$t/out PATCHES_ROOT=$t/patches "$kb/series.sh" >/dev/null 2>"$t/err" || cat "$t/err"
 		stat -c %Y "$t/out/tree/"src-*-mmbatch/sub/a.h "$t/out/tree/"src-*-mmbatch/sub/b.c | tr '\n' ' '; }
 	SRC=$t/src OUT=$t/out "$kb/source.sh" >/dev/null 2>&1
@@ -266,20 +275,14 @@ fi
 if selected seed; then
 	echo "== seed: a tree with EXTRA_PATCHES and the build of the tree without them (tiny SRC tree, own OUT)"
 	t=$T/seed
-	mkdir -p "$t/src/sub" "$t/patches/6.12" "$t/a/sub" "$t/b/sub"
 	# No Kconfig: the config stage stops at its first kbuild call, after
 	# the seed check.
-	printf 'VERSION = 6\nPATCHLEVEL = 12\nSUBLEVEL = 0\nEXTRAVERSION =\ntinyconfig:\n\t@echo "tiny test tree: no Kconfig"; exit 1\n' >"$t/src/Makefile"
-	printf 'one\ntwo\nthree\n' >"$t/src/sub/a.h"
-	printf 'alpha\nbeta\ngamma\n' >"$t/src/sub/b.c"
-	touch -d @1000000000 "$t/src/sub/a.h" "$t/src/sub/b.c"
-	seedpatch() { # DIR NAME FILE SED: into DIR, a patch of FILE made by SED
-		cp "$t/src/$3" "$t/a/$3"; sed "$4" "$t/src/$3" >"$t/b/$3"
-		(cd "$t" && diff -u "a/$3" "b/$3" | sed -E '1,2s/\t.*//') >"$1/$2" || true
-	}
-	seedpatch "$t/patches/6.12" 0001-a.patch sub/a.h 's/two/TWO/'
+	tiny_tree "$t" 'tinyconfig:
+	@echo "tiny test tree: no Kconfig"; exit 1
+'
+	tiny_patch "$t" "$t/patches/6.12/0001-a.patch" sub/a.h 's/two/TWO/'
 	echo 0001-a.patch >"$t/patches/6.12/series"
-	seedpatch "$t" extra.patch sub/b.c 's/beta/BAD/'
+	tiny_patch "$t" "$t/extra.patch" sub/b.c 's/beta/BAD/'
 	tiny() { env SRC="$t/src" OUT="$t/out" PATCHES_ROOT="$t/patches" FLAVOR=guest "$@"; }
 	tiny "$kb/source.sh" >/dev/null 2>&1
 	rc=0; plain=$(tiny "$kb/series.sh" 2>"$t/err") || rc=$?
