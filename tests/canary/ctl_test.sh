@@ -57,7 +57,10 @@ ctl() {
 	local name=$1
 	shift
 	set +e
+	# No EFI variables and no bootctl: the host's own (a test host booted
+	# by systemd-boot) must not make these GRUB hosts look like one.
 	MMBATCH_STATE_DIR=$H/state MMBATCH_BOOT_DIR=$H/boot MMBATCH_ETC_DIR=$H/etc MMBATCHCTL_KVER=$RUNNING \
+		MMBATCH_EFIVARS_DIR=$H/efivars MMBATCHCTL_BOOTCTL=$H/no-bootctl \
 		MMBATCHCTL_REBOOT="touch $H/rebooted" MMBATCHCTL_NOW=2026-11-30T12:00:00Z \
 		${CTL_RUNNER:-} "$CTL" "$@" > "$T/$name.out" 2>&1
 	RC=$?
@@ -90,6 +93,7 @@ suite() {
 	ctl st1 canary --status
 	expect_eq "status while armed: exit 3" 3 "$RC"
 	expect_match "status while armed" "canary: +$K2 \(armed\).*next boot: $K2 once, then $K1" "$(out st1)"
+	expect_line "status while armed: the default is still the running kernel" "default:   $K1" "@$T/st1.out"
 	local snap
 	snap=$(snapshot)
 	ctl twice canary "$K3"
@@ -144,6 +148,7 @@ suite() {
 	expect_eq "passed verdict: no reboot" no "$(rebooted)"
 	ctl st4 canary --status
 	expect_eq "status after a pass: exit 0" 0 "$RC"
+	expect_line "status after a pass: the default is the canary" "default:   $K3" "@$T/st4.out"
 	expect_eq "history" "2026-11-30T12:00:00Z armed $K3 (previous $K1)|2026-11-30T12:00:00Z passed $K3: no regression beyond 5 % against $K1" \
 		"$(paste -sd'|' "$H/state/canary/history")"
 
@@ -185,15 +190,20 @@ EOF
 	expect_eq "GRUB_DEFAULT not saved: exit" 2 "$RC"
 	expect_match "GRUB_DEFAULT not saved: says what to do" "set GRUB_DEFAULT=saved in /etc/default/grub and run update-grub" "$(out nosaved)"
 	expect_eq "GRUB_DEFAULT not saved: nothing written" "$snap" "$(snapshot)"
+	# A BootLoaderSpec menu (blscfg) is a boot setup of its own
+	# (bls_test.sh), with its entries in /boot/loader/entries.
 	printf 'insmod blscfg\nblscfg\n' >> "$H/boot/grub/grub.cfg"
 	# shellcheck disable=SC2016 # a literal ${saved_entry}
 	sed -i 's/set default="0"/set default="${saved_entry}"/' "$H/boot/grub/grub.cfg"
 	ctl bls canary "$K2"
-	expect_match "BootLoaderSpec menu (Fedora): exit 2 and why" "^2 .*reads BootLoaderSpec entries \(blscfg\): the canary supports grub-mkconfig menus" "$RC $(out bls)"
-	expect_eq "BootLoaderSpec menu: nothing written" "$snap" "$(snapshot)"
+	expect_match "BootLoaderSpec menu without entries: exit 2 and why" "^2 .*grub.cfg reads BootLoaderSpec entries \(blscfg\), but .*/boot/loader/entries is no directory" "$RC $(out bls)"
+	expect_eq "BootLoaderSpec menu without entries: nothing written" "$snap" "$(snapshot)"
 	rm -f "$H/boot/grub/grub.cfg"
 	ctl nogrub canary "$K2"
-	expect_match "no grub.cfg: exit 2 and why" "no GRUB configuration .*systemd-boot is not supported" "$RC $(out nogrub)"
+	expect_match "no grub.cfg, no systemd-boot: exit 2 and why" "^2 .*no boot loader the canary supports: no GRUB configuration .*systemd-boot neither started this boot \(LoaderInfo: unset\) nor is installed" "$RC $(out nogrub)"
+	expect_eq "no grub.cfg, no systemd-boot: nothing written" "$snap" "$(snapshot)"
+	ctl nogrubst canary --status
+	expect_eq "no grub.cfg: --status still answers" "0 mmbatchctl: canary: no canary has been armed on this host default:   unknown (no boot setup the canary supports) " "$RC $(out nogrubst)"
 
 	echo "== the crash guard cannot be written: GRUB and the state stay as they were"
 	fresh
@@ -241,7 +251,7 @@ expect_eq "mmbatchctl --version extra: exit status (bad input)" 2 "$rc"
 # mmbatchctl must fail, once per way of breaking it.
 # negative NAME SED: the suite against mmbatchctl edited by SED.
 negative() {
-	local name=$1 expr=$2 broken=$T/broken-mmbatchctl caught saved_failures saved_passes
+	local name=$1 expr=$2 broken=$T/broken-mmbatchctl caught saved_failures saved_passes saved_what
 	echo "== negative control: $name"
 	sed "$expr" "$TOP/src/mmbatchctl/mmbatchctl" > "$broken"
 	chmod +x "$broken"
@@ -250,12 +260,12 @@ negative() {
 		return 0
 	fi
 	# The broken run's checks are not this test's: its counts are put back.
-	saved_failures=$test_failures saved_passes=$test_passes
+	saved_failures=$test_failures saved_passes=$test_passes saved_what=$test_failed_what
 	CTL=$broken suite > "$T/negative.log" 2>&1 || true
 	caught=$((test_failures - saved_failures))
-	test_failures=$saved_failures test_passes=$saved_passes
+	test_failures=$saved_failures test_passes=$saved_passes test_failed_what=$saved_what
 	if [ "$caught" -gt 0 ]; then
-		pass "negative control ($name): fails $caught check(s), e.g. $(grep -m1 FAIL "$T/negative.log" | sed 's/^ *FAIL: //')"
+		pass "negative control ($name): fails $caught check(s), e.g. $(grep -m1 '^ *FAIL: ' "$T/negative.log" | sed 's/^ *FAIL: //')"
 	else
 		fail "negative control ($name): the broken mmbatchctl passed every check"
 	fi

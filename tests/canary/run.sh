@@ -3,6 +3,11 @@
 # time, each selected by ONLY (canary/NAME) and timed:
 #   ctl_test          mmbatchctl on scratch trees with the real GRUB tools,
 #                     plus a broken mmbatchctl it must catch;
+#   bls_test          mmbatchctl on BootLoaderSpec hosts: systemd-boot with
+#                     boot counting (a stub bootctl and systemd-bless-boot
+#                     over efivar files, a model of systemd-boot's choice at
+#                     boot) and GRUB + blscfg (the real GRUB tools); each
+#                     promise with a broken mmbatchctl it must catch;
 #   subcommands_test  mmbatchctl status, plan, verify, rollback and smoke
 #                     against a fake tree with the real mmbatchd (MMBATCHD)
 #                     and a stub systemctl;
@@ -59,6 +64,7 @@ case $#:${1:-} in
 *) echo "usage: run.sh [--rootfs]" >&2; exit 2 ;;
 esac
 run_test ctl_test bash "$TOP/tests/canary/ctl_test.sh"
+run_test bls_test bash "$TOP/tests/canary/bls_test.sh"
 run_test subcommands_test bash "$TOP/tests/canary/subcommands_test.sh"
 for suite in $suites; do
 	t=vm
