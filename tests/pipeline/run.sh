@@ -513,6 +513,7 @@ if selected debug; then
 			for o in PROVE_LOCKING KASAN_INLINE DEBUG_VM SLUB_DEBUG; do
 				expect_line ".config" "CONFIG_$o=y" "@$dir/.config"
 			done
+			expect_no_match "config report: no guest-only option" '^debug: .*KASAN_OUTLINE' "@$dir/config-report.txt"
 			rm -rf "$OUT/build/.kconfig/pipeline-debug-$base-$flavor"
 		done
 	done
@@ -537,9 +538,14 @@ if selected debug; then
 		expect_eq "identity IMAGE_HASH = sha256 of the bzImage" "$(sha <"$image" 2>&1)" "$(bid_get "$id" IMAGE_HASH 2>&1)"
 		expect_contains "file $image" "Linux kernel x86 boot executable bzImage, version $release " "$(file -b "$image" 2>&1)"
 		expect_match "config report" '^debug: +yes ' "@$OUT/build/$base-guest-debug/config-report.txt"
-		for o in PROVE_LOCKING KASAN_INLINE SLUB_DEBUG; do
+		for o in PROVE_LOCKING KASAN_OUTLINE SLUB_DEBUG; do
 			expect_line "debug guest .config" "CONFIG_$o=y" "@$OUT/build/$base-guest-debug/.config"
 		done
+		# The guest flavor's own debug fragment (configs/kernel/debug/guest/)
+		# overrides debug.config's inline KASAN, and the report says so.
+		expect_line "debug guest .config: KASAN inline off" "# CONFIG_KASAN_INLINE is not set" "@$OUT/build/$base-guest-debug/.config"
+		expect_match "debug guest report: KASAN_OUTLINE listed" '^debug: +yes \(configs/kernel/debug: .*PROVE_LOCKING.*KASAN_OUTLINE' "@$OUT/build/$base-guest-debug/config-report.txt"
+		expect_no_match "debug guest report: no KASAN_INLINE" '^debug: .*KASAN_INLINE' "@$OUT/build/$base-guest-debug/config-report.txt"
 		expect_no_match "debug guest .config: no tiny allocator" '^CONFIG_(SLOB|SLUB_TINY)=y' "@$OUT/build/$base-guest-debug/.config"
 	done
 fi

@@ -140,7 +140,7 @@ if [ "$mode" = debug ]; then
 	# Only a kernel with the checkers on proves anything here.
 	expect_eq "debug build: DEBUG in $kid" 1 "$(bid_get "$kid" DEBUG 2>&1)"
 	config=$(bid_get "$kid" CONFIG)
-	for opt in CONFIG_PROVE_LOCKING CONFIG_PROVE_RCU CONFIG_KASAN CONFIG_KASAN_INLINE CONFIG_DEBUG_VM \
+	for opt in CONFIG_PROVE_LOCKING CONFIG_PROVE_RCU CONFIG_KASAN CONFIG_KASAN_GENERIC CONFIG_DEBUG_VM \
 		CONFIG_DEBUG_ATOMIC_SLEEP CONFIG_DEBUG_LIST CONFIG_DEBUG_OBJECTS CONFIG_SLUB_DEBUG; do
 		expect_line "debug build: $opt in $config" "$opt=y" "@$config"
 	done

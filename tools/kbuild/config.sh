@@ -18,9 +18,10 @@
 # certificate's fingerprint, never the key's path). BTF is kept only with
 # pahole. Then the fragments configs/kernel/common/*.config,
 # configs/kernel/<flavor>/*.config, configs/kernel/<flavor>/<base>/*.config
-# (options only one base has), with DEBUG=1 configs/kernel/debug/*.config and
-# configs/kernel/debug/<base>/*.config (the debug variant: lockdep, KASAN,
-# DEBUG_VM, ...; the report's `debug:` line lists them), FRAGMENTS and the
+# (options only one base has), with DEBUG=1 configs/kernel/debug/*.config,
+# configs/kernel/debug/<base>/*.config and configs/kernel/debug/<flavor>/*.config
+# (the debug variant: lockdep, KASAN, DEBUG_VM, ...; the report's `debug:`
+# line lists what they turn on), FRAGMENTS and the
 # knobs are merged
 # (scripts/kconfig/merge_config.sh) and olddefconfig runs. Every
 # requested option that did not survive fails the stage, one line each; the
@@ -69,9 +70,10 @@ if [ -n "${KB_SEED_FROM:-}" ] && [ ! -f "$KB_BUILD/.config" ]; then
 fi
 
 # The repository's fragments of this build, in merge order: common, the
-# flavor's, the flavor's of this base, and with DEBUG=1 the debug variant's.
+# flavor's, the flavor's of this base, and with DEBUG=1 the debug variant's
+# (all flavors', this base's, this flavor's).
 ours=() dirs=(common "$KB_FLAVOR" "$KB_FLAVOR/$KB_BASE")
-[ "$KB_DEBUG" = 0 ] || dirs+=(debug "debug/$KB_BASE")
+[ "$KB_DEBUG" = 0 ] || dirs+=(debug "debug/$KB_BASE" "debug/$KB_FLAVOR")
 for d in "${dirs[@]}"; do
 	for f in "$TOP/configs/kernel/$d"/*.config; do [ -f "$f" ] && ours+=("$f"); done
 done
@@ -309,10 +311,11 @@ fi
 	fi
 	echo "BTF:          $btf_note"
 	if [ "$KB_DEBUG" = 1 ]; then
-		# What the debug fragments turn on, by name (their =y options).
-		echo "debug:        yes (configs/kernel/debug: $(for f in "${fragments[@]}"; do
-			case "$f" in "$TOP/configs/kernel/debug/"*) sed -n 's/^CONFIG_\([A-Za-z0-9_]*\)=y$/\1/p' "$f" ;; esac
-		done | awk '!seen[$0]++' | paste -sd, - | sed 's/,/, /g'))"
+		# What the debug fragments turn on, by name: their =y requests
+		# that no later fragment overrode (the last request wins).
+		echo "debug:        yes (configs/kernel/debug: $(awk -F'\t' -v d="$TOP/configs/kernel/debug/" \
+			'index($3, d) == 1 && $2 == "y" { sub(/^CONFIG_/, "", $1); print $1 }' "$requested" |
+			paste -sd, - | sed 's/,/, /g'))"
 	else
 		echo "debug:        no"
 	fi

@@ -1,7 +1,7 @@
 #!/bin/bash
 # bench-debug: what the debug checkers cost (`make bench-debug`, not part of
 # check). For each base, boots in turn the guest build ("normal") and its
-# debug build (DEBUG=1: lockdep, PROVE_RCU, KASAN inline, DEBUG_VM, ...;
+# debug build (DEBUG=1: lockdep, PROVE_RCU, KASAN outline, DEBUG_VM, ...;
 # mk/kernel.mk) with the same busybox initramfs, vCPUs, NUMA nodes and
 # memory, runs the mmbench suite in each (bench-lib.sh bench_run_suite, as
 # bench-vm does), and writes
@@ -106,7 +106,7 @@ opts="--reps $reps${quick:+ --quick}"
 	echo "Each kernel boots under qemu ($accel) with the same busybox initramfs, 2 vCPUs, 2 NUMA nodes and"
 	echo "$mem MiB, and runs every benchmark of the suite in one boot: \`mmbench <benchmark> $opts\`."
 	echo "**normal** = the guest build of the base (the series applied), **debug** = the same with \`DEBUG=1\`"
-	echo "(lockdep, PROVE_RCU, KASAN inline, DEBUG_VM, DEBUG_ATOMIC_SLEEP, DEBUG_LIST, DEBUG_OBJECTS, SLUB_DEBUG)."
+	echo "(lockdep, PROVE_RCU, KASAN outline, DEBUG_VM, DEBUG_ATOMIC_SLEEP, DEBUG_LIST, DEBUG_OBJECTS, SLUB_DEBUG)."
 	echo "debug/normal is the ratio of medians: below 1 for a rate means the debug kernel is slower, above 1 for"
 	echo "a time or a count means more. Under TCG on a shared host rates are indications; counts are exact."
 	echo
