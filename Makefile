@@ -24,8 +24,11 @@ PHONY :=
 # side, LANE|LANE, each a comma list run in order; the lanes after the first
 # run at nice 19 and fill the CPU it leaves idle (2026-12-04: 4859 s one
 # after another; the canary stage alone: 138 % of the 2 cores). First the
-# kernel builds of check-pipeline, beside the daemon's and benchmarks'
-# stages, whose first (daemon-unit-file) builds every program. Then every
+# kernel builds of check-pipeline, beside check-chroots (the chroot tarballs
+# the later stages unpack: on a new machine their debootstrap runs beside
+# the compiles instead of on the guest lane's critical path) and the
+# daemon's and benchmarks' stages, whose first (daemon-unit-file) builds
+# every program. Then every
 # stage that boots a qemu guest, in one lane, so no two guests share the
 # cores (their vCPUs starved: an RCU stall), beside the host-only stages.
 # The kernel stages share the guest builds that check-pipeline makes (one
@@ -45,8 +48,8 @@ PHONY :=
 # in docs/developing/testing.md (in a full run, also a listed build that no
 # stage made).
 CHECK_STAGES := harness deps \
-	'pipeline|daemon-unit-file,daemon,daemon-san,daemon-valgrind,daemon-fuzz,bench,bench-san' \
-	'repo,sign,vm,canary|prebuild,packages,rebase,docs,distcc,rollout' \
+	'pipeline|chroots,daemon-unit-file,canary-ctl,daemon,daemon-san,daemon-valgrind,daemon-fuzz,bench,bench-san' \
+	'repo,sign,vm,canary-vm|prebuild,packages,rebase,docs,distcc,rollout' \
 	builds
 
 PHONY += all

@@ -49,6 +49,11 @@ PHONY += pkg-chroot
 pkg-chroot: | deps-packages
 	@$(TOP)/tools/pkg/mkchroot.sh tarball
 
+## test: check-chroots  the chroot tarballs later stages unpack (Debian 12, Debian 13, the RPM host's with rpm and dnf), made when missing or stale, first in make check's side lane beside the kernel builds so the guest lane's repo stage finds them made; checks each one's suite and packages (ONLY=chroots/<name>)
+PHONY += check-chroots
+check-chroots: | deps-packages
+	@$(TOP)/tests/prebuild/chroots.sh
+
 # The debug build whose packages check-packages installs beside the normal
 # ones (one base is enough: the names are made the same way for both).
 PKG_TEST_DEBUG_BASES := 6.12

@@ -35,3 +35,13 @@ canary-rootfs: guest-packages-6.12 guest-packages-6.1 canary-bad-kernel | deps-v
 PHONY += check-canary
 check-canary: guest-packages-6.12 guest-packages-6.1 canary-bad-kernel $(BIN_DIR)/mmbatchd | deps-vm deps-packages deps-canary
 	@MMBATCHD=$(BIN_DIR)/mmbatchd CANARY_GOOD=$(call guest_build,6.12) CANARY_NEW=$(call guest_build,6.1) CANARY_BAD="$$(cat $(CANARY_BAD_REF))" $(TOP)/tests/canary/run.sh
+
+## test: check-canary-ctl  check-canary's tests that boot nothing and need no kernel (ctl_test, bls_test, subcommands_test; CANARY_PARTS=ctl): make check runs them in its first side lane, beside the kernel builds (ONLY=canary-ctl/<test>)
+PHONY += check-canary-ctl
+check-canary-ctl: $(BIN_DIR)/mmbatchd | deps-canary
+	@MMBATCHD=$(BIN_DIR)/mmbatchd TEST_STAGE=canary-ctl CANARY_PARTS=ctl $(TOP)/tests/canary/run.sh
+
+## test: check-canary-vm  check-canary's VM cycles only (CANARY_PARTS=vm), make check's guest lane (ONLY=canary-vm/vm-trixie)
+PHONY += check-canary-vm
+check-canary-vm: guest-packages-6.12 guest-packages-6.1 canary-bad-kernel $(BIN_DIR)/mmbatchd | deps-vm deps-packages deps-canary
+	@MMBATCHD=$(BIN_DIR)/mmbatchd TEST_STAGE=canary-vm CANARY_PARTS=vm CANARY_GOOD=$(call guest_build,6.12) CANARY_NEW=$(call guest_build,6.1) CANARY_BAD="$$(cat $(CANARY_BAD_REF))" $(TOP)/tests/canary/run.sh

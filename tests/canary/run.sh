@@ -26,13 +26,17 @@
 #                     most Debian fleets run (make check's full VM path
 #                     boots a Debian 12 root); CANARY_SUITES="bookworm
 #                     trixie" runs both.
+# CANARY_PARTS (default "ctl vm") picks the parts: ctl, the tests that boot
+# nothing (ctl_test, bls_test, subcommands_test: make check-canary-ctl, which
+# make check runs in its first side lane beside the kernel builds), and vm,
+# the cycles (make check-canary-vm, on make check's guest lane).
 # e.g. ONLY=canary/vm-trixie. Ends with run_summary's lines (tests/lib/assert.sh):
 # the tests' checks, then "canary: N passed, N failed, N not selected".
 # `run.sh --rootfs`: only the disks' roots of the selected vm tests
 # (vm_run.sh --rootfs), each printed as "TEST: DIR"; runs no test (make
 # check's prebuild stage).
 # Reads: TOP, OUT, MMBATCHD (default $OUT/bin/mmbatchd), ONLY, TEST_STAGE,
-# CANARY_SUITES, and what vm_run.sh reads.
+# CANARY_PARTS, CANARY_SUITES, and what vm_run.sh reads.
 set -eu
 TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 export TOP OUT=${OUT:-$TOP/out} TEST_STAGE=${TEST_STAGE:-canary}
@@ -43,7 +47,14 @@ TEST_NAME=canary
 # shellcheck source=tests/lib/assert.sh
 . "$TOP/tests/lib/assert.sh"
 
-# The suites first: a bad name stops the stage before any test runs.
+# The parts and suites first: a bad name stops the stage before any test runs.
+parts=${CANARY_PARTS-ctl vm}
+for part in $parts; do
+	case $part in ctl | vm) ;; *)
+		echo "ERROR: check-canary: CANARY_PARTS: '$part' is not a part (ctl, vm)" >&2; exit 2 ;;
+	esac
+done
+[ -n "${parts// /}" ] || { echo "ERROR: check-canary: CANARY_PARTS is empty: name ctl, vm or both" >&2; exit 2; }
 suites=${CANARY_SUITES-trixie}
 for suite in $suites; do
 	case $suite in ''|*[!a-z]*)
@@ -63,12 +74,18 @@ case $#:${1:-} in
 	exit 0 ;;
 *) echo "usage: run.sh [--rootfs]" >&2; exit 2 ;;
 esac
-run_test ctl_test bash "$TOP/tests/canary/ctl_test.sh"
-run_test bls_test bash "$TOP/tests/canary/bls_test.sh"
-run_test subcommands_test bash "$TOP/tests/canary/subcommands_test.sh"
-for suite in $suites; do
-	t=vm
-	[ "$suite" = bookworm ] || t=vm-$suite
-	run_test "$t" env MKCHROOT_SUITE="$suite" bash "$TOP/tests/canary/vm_run.sh"
-done
+case " $parts " in *" ctl "*)
+	run_test ctl_test bash "$TOP/tests/canary/ctl_test.sh"
+	run_test bls_test bash "$TOP/tests/canary/bls_test.sh"
+	run_test subcommands_test bash "$TOP/tests/canary/subcommands_test.sh"
+	;;
+esac
+case " $parts " in *" vm "*)
+	for suite in $suites; do
+		t=vm
+		[ "$suite" = bookworm ] || t=vm-$suite
+		run_test "$t" env MKCHROOT_SUITE="$suite" bash "$TOP/tests/canary/vm_run.sh"
+	done
+	;;
+esac
 run_summary canary

@@ -25,9 +25,12 @@
 
 _rpmhost_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/rpmhost
 _rpmhost_mkchroot=$(cd "$_rpmhost_dir/../../.." && pwd)/tools/pkg/mkchroot.sh
+# The chroot's extra packages (its tarball's key): also what make check's
+# chroots stage (tests/prebuild/chroots.sh) makes ahead.
+RPMHOST_MKCHROOT_EXTRA=rpm,dnf
 
 rpmhost_unpack() {
-	MKCHROOT_EXTRA=rpm,dnf "$_rpmhost_mkchroot" unpack "$1" && "$_rpmhost_mkchroot" mount "$1" || return
+	MKCHROOT_EXTRA=$RPMHOST_MKCHROOT_EXTRA "$_rpmhost_mkchroot" unpack "$1" && "$_rpmhost_mkchroot" mount "$1" || return
 	# No service starts inside the chroot (Debian's maintainer scripts ask).
 	printf '#!/bin/sh\nexit 101\n' >"$1/usr/sbin/policy-rc.d"
 	chmod 0755 "$1/usr/sbin/policy-rc.d"
