@@ -26,7 +26,9 @@
 #   scratch                sets T to a new scratch dir (removed at exit) under
 #                          TEST_TMPDIR (default $OUT/test-tmp: root's, 0755,
 #                          so mmbatchd trusts profiles in it; /tmp it does not)
-#   tree_sum DIR [dates]   checksum of a tree: names, modes, bytes (and dates)
+#   tree_sum DIR [dates|meta]  checksum of a tree: names, modes, bytes (and
+#                          dates); meta: names, modes, sizes, inodes, mtimes
+#                          and ctimes, no contents (a whole kernel tree)
 #   step NAME CMD...       run CMD as a timed step: "step NAME: ok in N s"
 #   selected NAME          is test NAME of this stage selected by ONLY?
 #   test_summary           print the summary now (also done at exit)
@@ -198,6 +200,13 @@ scratch() { T=$(_scratch_dir "$TEST_NAME"); }
 tree_sum() {
 	local fmt='%p %m\n'
 	[ "${2:-}" = dates ] && fmt='%p %m %T@\n'
+	if [ "${2:-}" = meta ]; then
+		# Names, modes, sizes, inodes and dates only: any write through
+		# the file system changes one of them, without reading a whole
+		# kernel tree's contents.
+		(cd "$1" && find . -printf '%p %m %s %i %T@ %C@\n' | LC_ALL=C sort | sha256sum | cut -c1-16)
+		return
+	fi
 	(cd "$1" && { find . -printf "$fmt" | LC_ALL=C sort
 		find . -type f -print0 | LC_ALL=C sort -z | xargs -0 -r cat; } | sha256sum | cut -c1-16)
 }

@@ -187,12 +187,12 @@ if selected series; then
 	# The whole pristine tree; of the existing tree its stamp and the files
 	# the fixture series touches.
 	tree_state() { cat "$tree/.mmbatch-tree" "$tree/README" "$tree/CREDITS" | sha256sum | cut -c1-16; }
-	before_p=$(tree_sum "$pristine"); before_t=$(tree_state)
+	before_p=$(tree_sum "$pristine" meta); before_t=$(tree_state)
 	rc=0; BASE=6.12 EXTRA_PATCHES="$fx/patches-broken/6.12/0001-fixture-comment.patch $fx/patches-broken/6.12/0002-fixture-broken-context.patch" \
 		"$kb/series.sh" >"$T/series.out" 2>&1 || rc=$?
 	expect_status "series.sh with a broken patch" 1 "$rc"
 	expect_line "series.sh message" "series: 0002-fixture-broken-context.patch: hunk 2 FAILED at CREDITS:198" "@$T/series.out"
-	expect_eq "pristine checksum after the failed series" "$before_p" "$(tree_sum "$pristine")"
+	expect_eq "pristine checksum after the failed series" "$before_p" "$(tree_sum "$pristine" meta)"
 	expect_eq "existing tree checksum after the failed series" "$before_t" "$(tree_state)"
 	# Nothing of the extra tree (out/x/x<sha8>/tree/): neither it nor a scratch copy.
 	bad_root=$OUT/x/x$(kb_patch_hash "$fx/patches-broken/6.12/0001-fixture-comment.patch" "$fx/patches-broken/6.12/0002-fixture-broken-context.patch" | cut -c1-8)
