@@ -30,8 +30,14 @@ cat > "$BIN/systemctl" <<EOF
 #!/bin/sh
 echo "\$*" >> "$STUB/calls"
 pid=\$(cat "$STUB/pid" 2>/dev/null || true)
-# A zombie (killed, not yet reaped by the test) has stopped too.
-running() { [ -n "\$pid" ] && [ -r "/proc/\$pid/status" ] && ! grep -q '^State:.*Z' "/proc/\$pid/status"; }
+# Running: its State line read, and not a zombie (killed, not yet reaped by
+# the test: stopped too). One read: a process that exits and is reaped
+# between a check and a read must not count as running (it did, under load).
+running() {
+	[ -n "\$pid" ] || return 1
+	st=\$(sed -n 's/^State:[[:space:]]*//p' "/proc/\$pid/status" 2>/dev/null) || return 1
+	[ -n "\$st" ] && [ "\${st#Z}" = "\$st" ]
+}
 case "\$1 \$2" in
 "is-active mmbatchd.service") if running; then echo active; exit 0; fi; echo inactive; exit 3 ;;
 "stop mmbatchd.service")
