@@ -115,8 +115,16 @@ log=$work/kconfig.log
 : >"$log"
 t0=$SECONDS
 
+# kconfig's host tools (fixdep, conf) are compiled in each work dir: through
+# ccache, as build.sh compiles (CCACHE=0: plain gcc), every work dir after
+# the first of a tree takes them from the cache.
+hostcc=gcc
+if [ "${CCACHE:-1}" = 1 ] && command -v ccache >/dev/null; then
+	export CCACHE_BASEDIR=$OUT CCACHE_NOHASHDIR=1 CCACHE_DEPEND=1
+	hostcc="ccache gcc"
+fi
 kmake() {
-	make -C "$KB_TREE" O="$work" LOCALVERSION= "$@" >>"$log" 2>&1 ||
+	make -C "$KB_TREE" O="$work" HOSTCC="$hostcc" LOCALVERSION= "$@" >>"$log" 2>&1 ||
 		{ tail -n 30 "$log" >&2; kb_die "config: 'make $*' failed (log: $log)"; }
 }
 
@@ -231,19 +239,26 @@ kconfig_why() {
 	fi
 }
 
+# One awk pass over the new .config for every request (a process per
+# option, as a shell loop would spawn, costs seconds per config run here);
+# it prints the requests that did not survive, "SYM<TAB>want<TAB>got<TAB>from".
+awk -F'\t' '
+	FNR == NR {
+		if (match($0, /^CONFIG_[A-Za-z0-9_]+=/)) { sym = substr($0, 1, RLENGTH - 1); if (!(sym in val)) val[sym] = substr($0, RLENGTH + 1) }
+		else if ($0 ~ /^# CONFIG_[A-Za-z0-9_]+ is not set$/) { split($0, w, " "); if (!(w[2] in val)) val[w[2]] = "is not set" }
+		next
+	}
+	{
+		got = ($1 in val) ? val[$1] : "is not set"   # also when Kconfig hides it: no line at all
+		if (got != $2) printf "%s\t%s\t%s\t%s\n", $1, $2, got, $3
+	}' "$work/.config" "$requested" >"$scratch/mismatches"
 bad=0
-while IFS=$'\t' read -r sym want from; do
-	got=$(grep -E "^($sym=|# $sym is not set)" "$work/.config" | head -n1 || true)
-	case "$got" in
-	"$sym="*) gotv=${got#*=} ;;
-	*) gotv="is not set" ;;  # also when Kconfig hides it: no line at all
-	esac
-	[ "$gotv" = "$want" ] && continue
+while IFS=$'\t' read -r sym want gotv from; do
 	shown_want="=$want"; [ "$want" = "is not set" ] && shown_want="'is not set'"
 	shown_got="=$gotv"; [ "$gotv" = "is not set" ] && shown_got="'is not set'"
 	echo "config: $sym requested $shown_want, got $shown_got ($(kconfig_why "$sym")) [$from]" >&2
 	bad=$((bad + 1))
-done <"$requested"
+done <"$scratch/mismatches"
 [ $bad -eq 0 ] || kb_die "config: $bad requested option(s) did not survive olddefconfig; $KB_BUILD/.config unchanged"
 
 # 5. Success: install the .config (only when it changed, so kbuild sees no
