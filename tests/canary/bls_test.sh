@@ -418,46 +418,24 @@ suite() {
 }
 suite
 
-# A test that cannot fail is a defect: the same checks against a broken
-# mmbatchctl must fail, once per way of breaking it.
-# negative NAME SECTIONS SED: SECTIONS (suite's words: the ones the break
-# is about, to keep this quick) against mmbatchctl edited by SED.
-negative() {
-	local name=$1 sections=$2 expr=$3 broken=$T/broken-mmbatchctl caught saved_failures saved_passes saved_what
-	echo "== negative control: $name"
-	sed "$expr" "$TOP/src/mmbatchctl/mmbatchctl" > "$broken"
-	chmod +x "$broken"
-	if cmp -s "$TOP/src/mmbatchctl/mmbatchctl" "$broken"; then
-		fail "negative control ($name): the sed did not break mmbatchctl (its code changed?)"
-		return 0
-	fi
-	saved_failures=$test_failures saved_passes=$test_passes saved_what=$test_failed_what
-	# shellcheck disable=SC2086 # a word list
-	CTL=$broken suite $sections > "$T/negative.log" 2>&1 || true
-	caught=$((test_failures - saved_failures))
-	test_failures=$saved_failures test_passes=$saved_passes test_failed_what=$saved_what
-	if [ "$caught" -gt 0 ]; then
-		pass "negative control ($name): fails $caught check(s), e.g. $(grep -m1 '^ *FAIL: ' "$T/negative.log" | sed 's/^ *FAIL: //')"
-	else
-		fail "negative control ($name): the broken mmbatchctl passed every check"
-	fi
-}
+# shellcheck source=tests/canary/negative.sh
+. "$TOP/tests/canary/negative.sh"
 # shellcheck disable=SC2016 # the $ are mmbatchctl's
 {
-negative "no +1 rename (no boot counting)" sd_arm_fail 's/^\trename_entry "\$stem+1.conf"$/\t:/'
-negative "no set-oneshot" sd_arm_fail 's/for var in LoaderEntryDefault LoaderEntryOneShot; do/for var in LoaderEntryDefault; do/'
-negative "no pinned default" sd_arm_fail 's/for var in LoaderEntryDefault LoaderEntryOneShot; do/for var in LoaderEntryOneShot; do/'
-negative "ids without the counter rule (exact TOKEN-KVER+1.conf)" sd_arm_fail:258 's/^sd_id() { printf .%s\[+\.\]\[0-9c\]\*\\n. "\$1"/sd_id() { printf "%s+1.conf\\n" "$1"/'
-negative "exit 0 on a failed sd-boot verdict" sd_arm_fail 's/^\t\[ "\$loader" != sd-boot \] || return 1$/\t:/'
-negative "systemd-bless-boot good for bad" sd_arm_fail 's/^\t\t"\$bless" bad ||/\t\t"$bless" good ||/'
-negative "no systemd-bless-boot good before the default" sd_pass 's/^\t\t"\$bless" good ||/\t\ttrue ||/'
-negative "no blessed-file check" sd_pass 's/^\t\t\[ -f "\$entry_dir\/\$stem.conf" \] ||$/\t\ttrue ||/'
-negative "no read-back of the loader variables" sd_undo 's/^\t\[ "\$(efivar_get "\$1")" = "\$2" \]$/\ttrue/'
-negative "no undo when a variable does not take" sd_undo 's/^\t\tsd_undo$/\t\t:/'
-negative "cancel leaves the +1 name" sd_cancel 's/^\t\t\tmv "\$entry_dir\/\$stem+1.conf" "\$entry_dir\/\$entry_file" ||/\t\t\ttrue ||/'
-negative "fallback leaves a never-tried +1 entry" sd_fallback 's/^\t\t\tmv "\$entry_dir\/\$stem+1.conf" "\$entry_dir\/\$stem+0.conf" ||$/\t\t\ttrue ||/'
-negative "grub-bls with grub_entry (menu paths) instead of BLS ids" gb_cycle 's/^\tentry=\$stem prev_entry=\${prev_file%.conf}$/\tentry=$(grub_entry "$kver") prev_entry=$(grub_entry "$running")/'
-negative "grub-bls without normalising the counted name" gb_cycle 's/^\trename_entry "\$stem.conf"$/\t:/'
-negative "a second entry not refused" sd_refusals 's/^\t\*) die "\$entry_dir has \$n boot entries/\t*) echo "${hits##* }"; return 0; die "/'
+negative "no +1 rename (no boot counting)" 's/^\trename_entry "\$stem+1.conf"$/\t:/' sd_arm_fail
+negative "no set-oneshot" 's/for var in LoaderEntryDefault LoaderEntryOneShot; do/for var in LoaderEntryDefault; do/' sd_arm_fail
+negative "no pinned default" 's/for var in LoaderEntryDefault LoaderEntryOneShot; do/for var in LoaderEntryOneShot; do/' sd_arm_fail
+negative "ids without the counter rule (exact TOKEN-KVER+1.conf)" 's/^sd_id() { printf .%s\[+\.\]\[0-9c\]\*\\n. "\$1"/sd_id() { printf "%s+1.conf\\n" "$1"/' sd_arm_fail:258
+negative "exit 0 on a failed sd-boot verdict" 's/^\t\[ "\$loader" != sd-boot \] || return 1$/\t:/' sd_arm_fail
+negative "systemd-bless-boot good for bad" 's/^\t\t"\$bless" bad ||/\t\t"$bless" good ||/' sd_arm_fail
+negative "no systemd-bless-boot good before the default" 's/^\t\t"\$bless" good ||/\t\ttrue ||/' sd_pass
+negative "no blessed-file check" 's/^\t\t\[ -f "\$entry_dir\/\$stem.conf" \] ||$/\t\ttrue ||/' sd_pass
+negative "no read-back of the loader variables" 's/^\t\[ "\$(efivar_get "\$1")" = "\$2" \]$/\ttrue/' sd_undo
+negative "no undo when a variable does not take" 's/^\t\tsd_undo$/\t\t:/' sd_undo
+negative "cancel leaves the +1 name" 's/^\t\t\tmv "\$entry_dir\/\$stem+1.conf" "\$entry_dir\/\$entry_file" ||/\t\t\ttrue ||/' sd_cancel
+negative "fallback leaves a never-tried +1 entry" 's/^\t\t\tmv "\$entry_dir\/\$stem+1.conf" "\$entry_dir\/\$stem+0.conf" ||$/\t\t\ttrue ||/' sd_fallback
+negative "grub-bls with grub_entry (menu paths) instead of BLS ids" 's/^\tentry=\$stem prev_entry=\${prev_file%.conf}$/\tentry=$(grub_entry "$kver") prev_entry=$(grub_entry "$running")/' gb_cycle
+negative "grub-bls without normalising the counted name" 's/^\trename_entry "\$stem.conf"$/\t:/' gb_cycle
+negative "a second entry not refused" 's/^\t\*) die "\$entry_dir has \$n boot entries/\t*) echo "${hits##* }"; return 0; die "/' sd_refusals
 }
 test_summary

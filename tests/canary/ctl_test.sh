@@ -247,29 +247,8 @@ expect_eq "mmbatchctl --help exit status" 0 "$rc"
 rc=0; "$CTL" --version extra >/dev/null 2>&1 || rc=$?
 expect_eq "mmbatchctl --version extra: exit status (bad input)" 2 "$rc"
 
-# A test that cannot fail is a defect: the same suite against a broken
-# mmbatchctl must fail, once per way of breaking it.
-# negative NAME SED: the suite against mmbatchctl edited by SED.
-negative() {
-	local name=$1 expr=$2 broken=$T/broken-mmbatchctl caught saved_failures saved_passes saved_what
-	echo "== negative control: $name"
-	sed "$expr" "$TOP/src/mmbatchctl/mmbatchctl" > "$broken"
-	chmod +x "$broken"
-	if cmp -s "$TOP/src/mmbatchctl/mmbatchctl" "$broken"; then
-		fail "negative control ($name): the sed did not break mmbatchctl (its code changed?)"
-		return 0
-	fi
-	# The broken run's checks are not this test's: its counts are put back.
-	saved_failures=$test_failures saved_passes=$test_passes saved_what=$test_failed_what
-	CTL=$broken suite > "$T/negative.log" 2>&1 || true
-	caught=$((test_failures - saved_failures))
-	test_failures=$saved_failures test_passes=$saved_passes test_failed_what=$saved_what
-	if [ "$caught" -gt 0 ]; then
-		pass "negative control ($name): fails $caught check(s), e.g. $(grep -m1 '^ *FAIL: ' "$T/negative.log" | sed 's/^ *FAIL: //')"
-	else
-		fail "negative control ($name): the broken mmbatchctl passed every check"
-	fi
-}
+# shellcheck source=tests/canary/negative.sh
+. "$TOP/tests/canary/negative.sh"
 # shellcheck disable=SC2016 # the $ are mmbatchctl's
 negative "no grub-set-default at arming" 's/^\tif ! "\$(grub_tool set-default)" --boot-directory="\$boot_dir" "\$prev_entry" ||$/\tif ! true ||/'
 # shellcheck disable=SC2016
