@@ -99,6 +99,9 @@ expect_eq "systemctl is-enabled mmbatchd.service" enabled "$(in_root systemctl i
 for unit in mmbatch-smoke.service mmbatch-canary.service; do
 	expect_eq "systemctl is-enabled $unit" enabled "$(in_root systemctl is-enabled "$unit" 2>&1 || true)"
 done
+# The canary's verdict is the health check of systemd-boot's boot counting.
+expect_exists "mmbatch-canary.service required by boot-complete.target (its [Install] RequiredBy=)" \
+	"$root/etc/systemd/system/boot-complete.target.requires/mmbatch-canary.service"
 for deb in "${debs[@]}"; do
 	t2=$SECONDS
 	capture rc in_root dpkg -i "$deb"

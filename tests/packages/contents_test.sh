@@ -133,6 +133,7 @@ if [ $with_mmbatchd = 1 ]; then
 	# package with /lib/systemd/system/ makes dpkg try to remove that dir).
 	expect_no_match "mmbatchd DEB: paths under the merged-/usr aliases" '^/(bin|sbin|lib|lib64)(/|$)' "$list"
 	expect_line "mmbatchd conffiles" /etc/mmbatch/mmbatchd.yaml "$(dpkg-deb -I "$MMBATCHD_DEB" conffiles)"
+	expect_eq "mmbatchd DEB Suggests (the canary's systemd-boot setup)" systemd-boot "$(dpkg-deb -f "$MMBATCHD_DEB" Suggests)"
 	expect_match "mmbatchd postinst" 'deb-systemd-helper enable "\$unit"' "$(dpkg-deb -I "$MMBATCHD_DEB" postinst)"
 	conf=$(dpkg-deb --fsys-tarfile "$MMBATCHD_DEB" | tar -xOf - ./etc/mmbatch/mmbatchd.yaml)
 	expect_match "mmbatchd.yaml" '^include: \[default\.yaml\]$' "$conf"
@@ -144,6 +145,8 @@ if [ $with_mmbatchd = 1 ]; then
 	expect_line "mmbatchd RPM" " /usr/sbin/mmbatchctl" "$list"
 	expect_line "mmbatchd RPM" " /usr/lib/systemd/system/mmbatch-canary.service" "$list"
 	expect_match "mmbatchd RPM %post" 'for unit in mmbatchd.service' "$(rpm -qp --scripts "$MMBATCHD_RPM" 2>/dev/null)"
+	expect_match "mmbatchd RPM %post: an enabled canary unit enabled again on upgrade" 'systemctl reenable mmbatch-canary.service' \
+		"$(rpm -qp --scripts "$MMBATCHD_RPM" 2>/dev/null)"
 	# The state tree is root's alone (issue 41): the %dir entries 0700
 	# root:root (rpm applies that on upgrade too); the DEB's postinst makes
 	# and fixes it so (tests/mmbench/state_dir_test.sh runs it).

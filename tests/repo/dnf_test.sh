@@ -158,6 +158,8 @@ check_entry() {
 }
 check_entry "$kver1"
 expect_exists "mmbatchd.service enabled by the RPM's %post" "$root/etc/systemd/system/multi-user.target.wants/mmbatchd.service"
+expect_exists "mmbatch-canary.service required by boot-complete.target (the RPM's %post)" \
+	"$root/etc/systemd/system/boot-complete.target.requires/mmbatch-canary.service"
 capture rc rpm --root "$root" -V mmbatchd
 expect_ok "rpm -V mmbatchd" "$rc" "$rc_out"
 expect_eq "rpm -V mmbatchd prints nothing" "" "$rc_out"
