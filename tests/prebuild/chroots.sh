@@ -27,10 +27,10 @@ r=0 r_out=
 . "$TOP/tests/lib/rpmhost.sh"
 mkchroot=$TOP/tools/pkg/mkchroot.sh
 
-# chroot NAME SUITE VERSION_ID EXTRA PACKAGE...: the tarball of SUITE (with
+# check_tarball NAME SUITE VERSION_ID EXTRA PACKAGE...: the tarball of SUITE (with
 # the MKCHROOT_EXTRA packages EXTRA), made or found, and checked: VERSION_ID
 # in its os-release, each PACKAGE installed.
-chroot() {
+check_tarball() {
 	local name=$1 suite=$2 version=$3 extra=$4 tarball t0=$SECONDS pkg status
 	shift 4
 	selected "$name" || return 0
@@ -50,9 +50,9 @@ chroot() {
 
 base_pkgs="systemd-sysv dracut kmod linux-base libyaml-0-2 libjansson4"
 # shellcheck disable=SC2086 # the lists are words
-chroot bookworm bookworm 12 "" $base_pkgs
+check_tarball bookworm bookworm 12 "" $base_pkgs
 # shellcheck disable=SC2086
-chroot trixie trixie 13 "" $base_pkgs
+check_tarball trixie trixie 13 "" $base_pkgs
 # shellcheck disable=SC2086
-chroot rpmhost bookworm 12 "$RPMHOST_MKCHROOT_EXTRA" $base_pkgs rpm dnf
+check_tarball rpmhost bookworm 12 "$RPMHOST_MKCHROOT_EXTRA" $base_pkgs rpm dnf
 test_summary
