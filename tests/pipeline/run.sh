@@ -547,6 +547,15 @@ if selected debug; then
 		expect_match "debug guest report: KASAN_OUTLINE listed" '^debug: +yes \(configs/kernel/debug: .*PROVE_LOCKING.*KASAN_OUTLINE' "@$OUT/build/$base-guest-debug/config-report.txt"
 		expect_no_match "debug guest report: no KASAN_INLINE" '^debug: .*KASAN_INLINE' "@$OUT/build/$base-guest-debug/config-report.txt"
 		expect_no_match "debug guest .config: no tiny allocator" '^CONFIG_(SLOB|SLUB_TINY)=y' "@$OUT/build/$base-guest-debug/.config"
+		# ... and drops what only the guest's full path and 9p share use
+		# (configs/kernel/debug/guest/quick-path-only.config), while the
+		# quick path's needs stay.
+		for o in INET EXT4_FS BPF_SYSCALL NET_9P 9P_FS AUTOFS_FS; do
+			expect_no_match "debug guest .config: $o off" "^CONFIG_$o=" "@$OUT/build/$base-guest-debug/.config"
+		done
+		for o in NET TASKSTATS MIGRATION KSM MODULES; do
+			expect_line "debug guest .config: $o kept" "CONFIG_$o=y" "@$OUT/build/$base-guest-debug/.config"
+		done
 	done
 fi
 
