@@ -16,7 +16,7 @@
 #   chroot-trixie     the same packages and checks in a Debian 13 (trixie)
 #                     chroot: dracut 106, systemd 257, merged /usr (the
 #                     packages are built once, on Debian 12, for both)
-#   mkchroot_cache    mkchroot.sh's cache with a stand-in debootstrap: the
+#   mkchroot_cache    mkchroot.sh's cache with a stand-in mmdebstrap: the
 #                     machine's, shared by clones, rebuilt past its age
 #   debug             debug_test.sh of each debug build (PKG_TEST_DEBUG_BUILDS)
 #                     against the normal build of its base: other names

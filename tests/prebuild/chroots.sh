@@ -3,7 +3,7 @@
 # that later stages unpack, made first in make check's side lane beside the
 # kernel builds (Makefile CHECK_STAGES), so that on a new machine the repo
 # stage, first on the guest lane's critical path, finds them made instead of
-# running debootstrap there. Each is made when missing or stale (mkchroot.sh
+# running mmdebstrap there. Each is made when missing or stale (mkchroot.sh
 # tarball) and checked:
 #  bookworm  Debian 12: apt_test, initramfs_test, the packages' chroot test,
 #            the rollout's hosts;

@@ -61,7 +61,7 @@ status_of() { in_root dpkg-query -W -f='${Status}' "$1" 2>/dev/null || true; }
 installed() { in_root dpkg-query -W -f='${db:Status-Abbrev} ${Package}\n' | awk '$1 == "ii" { print $2 }' | sort; }
 
 # new_root: a fresh copy of the cached chroot, mounted, Debian's archive in
-# its sources (debootstrap wrote them) and apt's lists read from it.
+# its sources (mmdebstrap wrote them) and apt's lists read from it.
 new_root() {
 	"$mkchroot" umount "$root"
 	rm -rf --one-file-system "$root"

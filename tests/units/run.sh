@@ -9,7 +9,7 @@
 #     UNIT_VERIFY_SUITES (default trixie: Debian 13's systemd 257, which
 #     rejects what 252 lets pass, e.g. a Requires= on a unit 256 renamed):
 #     the cached tools/pkg/mkchroot.sh tarball of that suite (built on first
-#     use, ~75 s; needs debootstrap, zstd) unpacked into the scratch dir, the
+#     use, ~75 s; needs mmdebstrap, zstd) unpacked into the scratch dir, the
 #     unit and its Exec*= stand-ins copied in, `chroot ROOT systemd-analyze
 #     verify --man=no` (the root has no man(1));
 #   - every Documentation=file: path is a file the package installs
@@ -256,7 +256,7 @@ verify_in_suites() {
 	[ -n "$UNIT_VERIFY_SUITES" ] || { skip "systemd-analyze verify in other Debian roots" "UNIT_VERIFY_SUITES is empty"; return 0; }
 	for suite in $UNIT_VERIFY_SUITES; do
 		if ! r=$(suite_root "$suite"); then
-			fail "no $suite root to verify $name in: MKCHROOT_SUITE=$suite tools/pkg/mkchroot.sh unpack failed (its error above; building the tarball needs debootstrap and zstd)"
+			fail "no $suite root to verify $name in: MKCHROOT_SUITE=$suite tools/pkg/mkchroot.sh unpack failed (its error above; building the tarball needs mmdebstrap and zstd)"
 			continue
 		fi
 		stage_unit "$unit" "$r"
