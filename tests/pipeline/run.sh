@@ -29,7 +29,12 @@
 #            of a missing key or file fails naming them; KB_SEED_FROM: a new
 #            dir starts as a copy of a built one (times kept, its own config
 #            and identity), and one line with nothing written for a seed
-#            that is no build dir, not built, or of another tree;
+#            that is no build dir, not built, or of another tree; the
+#            guest's tinyconfig kept per tree and toolchain (a scratch
+#            KB_BUILD_CACHE_DIR): made by the first config, taken by the
+#            next ones, the same .config as tinyconfig's own; another tree
+#            or compiler another entry, a cut-off entry or KB_BUILD_CACHE=0
+#            not read;
 #  debug     the debug variant (DEBUG=1, configs/kernel/debug): DEBUG=2 fails
 #            with one line and writes nothing; its names (build dir -debug,
 #            release +debug); the config stage of cloud and generic +debug of
@@ -394,9 +399,16 @@ if selected identity; then
 	id=$dir/mmbatch-build.env
 	sv=$(kb_series_version "$TOP/patches/6.12")
 	release=${pristine##*/linux-}-mmbatch$sv-guest
-	idconfig() { env BASE=6.12 FLAVOR=guest KB_BUILD_DIR="$dir" KB_IDENTITY_OUT="$T/id.path" "$@" "$kb/config.sh" >"$T/id.out" 2>&1; }
+	# Its own build cache dir: the first config makes tinyconfig and keeps
+	# it, the later ones of this tree take it (cache.sh).
+	kbc=$T/kbuild-cache
+	idconfig() { env BASE=6.12 FLAVOR=guest KB_BUILD_DIR="$dir" KB_BUILD_CACHE_DIR="$kbc" KB_IDENTITY_OUT="$T/id.path" "$@" "$kb/config.sh" >"$T/id.out" 2>&1; }
+	klog=$OUT/build/.kconfig/pipeline-identity/kconfig.log
 	rc=0; idconfig || rc=$?
 	expect_ok "config.sh BASE=6.12 FLAVOR=guest into $dir" "$rc" "@$T/id.out"
+	expect_lacks "the first config of the tree: tinyconfig runs" "kept from an earlier config" "@$klog"
+	tiny_entries=("$kbc"/tinyconfig/*.config)
+	expect_eq "tinyconfig's output kept, one entry" 1 "$(find "$kbc/tinyconfig" -name '*.config' 2>/dev/null | wc -l)"
 	expect_eq "KB_IDENTITY_OUT: the identity file's path" "$id" "$(cat "$T/id.path" 2>&1)"
 	expect_line "identity: version line" "IDENTITY_VERSION=1" "@$id"
 	for kv in "KERNELRELEASE=$release" BASE=6.12 FLAVOR=guest "TREE=$OUT/tree/6.12-mmbatch" "BUILD_DIR=$dir" "CONFIG=$dir/.config"; do
@@ -457,6 +469,8 @@ if selected identity; then
 	rm -rf "$T/other-tree"
 	rc=0; idconfig NR_CPUS=4 || rc=$?
 	expect_ok "config.sh NR_CPUS=4 into the same dir" "$rc" "@$T/id.out"
+	expect_contains "config.sh NR_CPUS=4: tinyconfig kept from the first" \
+		"config: make tinyconfig: kept from an earlier config of this tree (${tiny_entries[0]})" "@$klog"
 	hash2=$(sha <"$dir/.config")
 	expect_line "the new .config" "CONFIG_NR_CPUS=4" "@$dir/.config"
 	expect_eq "identity CONFIG_HASH = sha256 of the new .config" "$hash2" "$(bid_get "$id" CONFIG_HASH 2>&1)"
@@ -473,6 +487,36 @@ if selected identity; then
 	expect_fails "bid_get of a missing file: names it" "^ERROR: build identity $(re_quote "$T/nonexistent/mmbatch-build.env"): no such file" "$rc" "$out"
 	rc=0; out=$(bid_get "$dir/.config" KERNELRELEASE 2>&1) || rc=$?
 	expect_fails "bid_get of a file that is no identity: names it" "^ERROR: build identity $(re_quote "$dir/.config"): not an identity file" "$rc" "$out"
+
+	echo "== identity: the kept tinyconfig makes the same .config as tinyconfig itself"
+	rc=0; idconfig || rc=$?
+	expect_ok "config.sh, the first knobs again, into the same dir" "$rc" "@$T/id.out"
+	expect_contains "the first knobs again: tinyconfig kept" "kept from an earlier config of this tree" "@$klog"
+	expect_eq "the first knobs again: the .config tinyconfig itself made" "$hash1" "$(sha <"$dir/.config")"
+	# The entry's own checks (cache.sh), without a kconfig run each.
+	tiny_entry() { (KB_TREE_HASH=$1 && . "$kb/cache.sh" && KB_BUILD_CACHE_DIR=$kbc kb_tinyconfig_entry); }
+	tiny_restore() { (. "$kb/cache.sh" && KB_BUILD_CACHE_DIR=$kbc kb_tinyconfig_restore "$@"); }
+	tree_hash=$(bid_get "$id" TREE_HASH 2>&1)
+	expect_eq "the entry's name: this tree and toolchain" "${tiny_entries[0]}" "$(tiny_entry "$tree_hash")"
+	other=$(tiny_entry 0000)
+	expect_match "another tree: another entry" "^$(re_quote "$kbc/tinyconfig/")[0-9a-f]{64}\\.config\$" "$other"
+	expect_lacks "another tree: not this tree's entry" "${tiny_entries[0]}" "$other"
+	mkdir -p "$T/fakegcc"
+	printf '#!/bin/sh\necho "gcc (Fake) 99.1.0"\n' >"$T/fakegcc/gcc" && chmod +x "$T/fakegcc/gcc"
+	other=$(PATH=$T/fakegcc:$PATH tiny_entry "$tree_hash")
+	expect_match "another compiler: another entry" "^$(re_quote "$kbc/tinyconfig/")[0-9a-f]{64}\\.config\$" "$other"
+	expect_lacks "another compiler: not this toolchain's entry" "${tiny_entries[0]}" "$other"
+	head -c 2000 "${tiny_entries[0]}" >"$T/half.config"
+	rc=0; out=$(tiny_restore "$T/half.config" "$T/restored.config" 2>&1) || rc=$?
+	expect_status "a cut-off entry is not taken" 1 "$rc"
+	expect_eq "a cut-off entry: says why" "config: $T/half.config is not a whole kconfig output: ignored, tinyconfig runs" "$out"
+	expect_absent "a cut-off entry: nothing copied" "$T/restored.config"
+	rc=0; out=$(KB_BUILD_CACHE=0 tiny_restore "${tiny_entries[0]}" "$T/restored.config" 2>&1) || rc=$?
+	expect_status "KB_BUILD_CACHE=0: the entry is not read" 1 "$rc"
+	expect_absent "KB_BUILD_CACHE=0: nothing copied" "$T/restored.config"
+	rc=0; out=$(tiny_restore "${tiny_entries[0]}" "$T/restored.config" 2>&1) || rc=$?
+	expect_ok "the whole entry is taken" "$rc" "$out"
+	expect_eq "the whole entry: copied as it is" "$(sha <"${tiny_entries[0]}")" "$(sha <"$T/restored.config" 2>&1)"
 fi
 
 if selected debug; then

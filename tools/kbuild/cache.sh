@@ -171,3 +171,55 @@ kb_cache_store() {
 	find "$dir" -maxdepth 1 -name '.new.*' -mmin +1440 -exec rm -rf {} + 2>/dev/null || true
 	return 0
 }
+
+# The guest flavor's base config (config.sh: `make tinyconfig`) is three
+# kconfig runs, allnoconfig, the merge of its fragment and olddefconfig,
+# and each one evaluates every toolchain probe of the Kconfig files (some
+# 130 compiler runs): more than half of a guest config's CPU, paid again by
+# every new build dir and every test's scratch dir. What it writes depends
+# on the tree and the toolchain only, so one is kept per tree and
+# toolchain in KB_BUILD_CACHE_DIR/tinyconfig/ (KB_BUILD_CACHE=0 neither
+# reads nor writes it). What olddefconfig computes from the toolchain
+# alone (CC_VERSION_TEXT, CC_HAS_*, ...) it computes again after the
+# fragments anyway.
+
+# kb_tinyconfig_entry: this tree's and toolchain's entry (a path; it may
+# not exist).
+kb_tinyconfig_entry() {
+	local key
+	key=$( {
+		echo "tinyconfig/1 tree=$KB_TREE_HASH arch=$(uname -m)"
+		gcc --version 2>&1 | head -n 1
+		ld --version 2>&1 | head -n 1
+		pahole --version 2>/dev/null || true
+		rustc --version 2>/dev/null || true
+	} | kb_sha)
+	echo "$(kb_cache_dir)/tinyconfig/$key.config"
+}
+
+# kb_tinyconfig_restore ENTRY DEST: copies a kept base config to DEST; fails
+# when there is none or it is not one kconfig wrote whole (it is written
+# whole or not at all, but a disk fills and a hand edits).
+kb_tinyconfig_restore() {
+	[ "${KB_BUILD_CACHE:-1}" != 0 ] && [ -f "$1" ] || return 1
+	[ "$(sed -n 2p "$1")" = '# Automatically generated file; DO NOT EDIT.' ] &&
+		grep -q '^CONFIG_CC_VERSION_TEXT=' "$1" && tail -n 1 "$1" | grep -q '^# end of ' || {
+		kb_note "config: $1 is not a whole kconfig output: ignored, tinyconfig runs"
+		return 1
+	}
+	cp "$1" "$2"
+}
+
+# kb_tinyconfig_store SRC ENTRY: keeps SRC as ENTRY (written whole, then
+# renamed). Best effort: the config stands without it.
+kb_tinyconfig_store() {
+	[ "${KB_BUILD_CACHE:-1}" != 0 ] || return 0
+	local tmp
+	mkdir -p "${2%/*}" && tmp=$(mktemp "${2%/*}/.new.XXXXXX") || return 0
+	if cp "$1" "$tmp" && mv "$tmp" "$2"; then
+		return 0
+	fi
+	rm -f "$tmp"
+	kb_note "config: could not keep the tinyconfig base as $2"
+	return 0
+}

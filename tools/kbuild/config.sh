@@ -143,7 +143,14 @@ cloud|generic)
 	base_desc="Debian $base_cfg"
 	;;
 guest)
-	kmake tinyconfig
+	# tinyconfig's output is kept per tree and toolchain (cache.sh).
+	tiny=$(kb_tinyconfig_entry)
+	if kb_tinyconfig_restore "$tiny" "$work/.config"; then
+		echo "config: make tinyconfig: kept from an earlier config of this tree ($tiny)" >>"$log"
+	else
+		kmake tinyconfig
+		kb_tinyconfig_store "$work/.config" "$tiny"
+	fi
 	base_desc="make tinyconfig"
 	;;
 esac
