@@ -5,7 +5,7 @@
 # builds against: docs/developing/testing.md, "The kernel builds of make
 # check".
 
-## test: check-builds  the kernel builds of this make check (the builds log): their table, the objects and CPU each stage compiled; fails when one configuration (config, series and extra-patches hashes) was compiled twice (unless seeded from the other), a build dir compiled again, or a compiled build has no row in docs/developing/testing.md (a full run: a row has no build); with no log, only the guard's unit test
+## test: check-builds  this make check's kernel builds; fails on a configuration compiled twice
 PHONY += check-builds
 check-builds: | deps-base
 	@$(TOP)/tests/builds/run.sh

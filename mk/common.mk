@@ -45,7 +45,7 @@ deps-%:
 export ONLY
 check-%: export TEST_STAGE ?= $(@:check-%=%)
 
-## test: check  every test stage of CHECK_STAGES, in order, timed (what CI runs; ONLY='STAGE[/TEST] ...' selects)
+## test: check  every test stage of CHECK_STAGES, in order, timed (ONLY='STAGE[/TEST] ...' selects)
 # check installs only what its stages need: each stage depends on its own
 # deps-<area>, so bench-only tools (tuned) never reach a test machine.
 PHONY += check

@@ -19,7 +19,7 @@ check-daemon: $(BIN_DIR)/mmbatchd-memtouch
 # (CHECK_STAGES), then only read them and never build one file twice at once.
 MBD_UNITS := $(addprefix $(TOP)/systemd/,mmbatchd.service mmbatch-smoke.service mmbatch-canary.service)
 
-## test: check-daemon-unit-file  systemd-analyze verify (the host's systemd 252 and Debian 13's 257 in a trixie root) + security of the three units; /proc/sys paths = mmbatchd --list-keys
+## test: check-daemon-unit-file  systemd-analyze verify (systemd 252 and 257) + security of the three units
 PHONY += check-daemon-unit-file
 check-daemon-unit-file: tools man | deps-daemon-bench
 	@MMBATCHD=$(BIN_DIR)/mmbatchd $(TOP)/tests/units/run.sh $(MBD_UNITS)

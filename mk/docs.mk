@@ -12,7 +12,7 @@
 DOCS_PACKAGES_TARGET ?= guest-packages-6.12
 export DOCS_PKG_DIR
 
-## test: check-docs  run every command block of README.md and docs/ (fake host, test chroot + local signed repo, make -n; skips name their reason); links, make targets, inline options and metrics exist (ONLY=docs/<test>)
+## test: check-docs  run every command block of README.md and docs/; links, targets, options exist
 PHONY += check-docs
 check-docs: tools $(DOCS_PACKAGES_TARGET) | deps-docs deps-canary deps-repo deps-packages
 	@BIN_DIR=$(BIN_DIR) BUILD=$(call guest_build,6.12) $(TOP)/tests/docs/run.sh

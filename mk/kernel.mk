@@ -49,11 +49,11 @@ GUEST_BASES := 6.12 6.1
 guest_build = $(OUT)/build/$(1)-guest/mmbatch-build.env
 GUEST_KERNELS := $(addprefix guest-kernel-,$(GUEST_BASES))
 
-## kernel: guest-kernels  the guest kernels of every base in GUEST_BASES (6.12 6.1), each recorded in out/build/<base>-guest/mmbatch-build.env
+## kernel: guest-kernels  the guest kernels of every base in GUEST_BASES (6.12 6.1)
 PHONY += guest-kernels
 guest-kernels: $(GUEST_KERNELS)
 
-## kernel: guest-kernel-<base>  source, series, config and build of <base>'s guest kernel, the other knobs unset; prints its identity file
+## kernel: guest-kernel-<base>  <base>'s guest kernel, every other knob unset; prints its identity file
 PHONY += $(GUEST_KERNELS)
 $(GUEST_KERNELS): guest-kernel-%: | deps-kernel
 	@bash -c '. "$(TOP)/tests/lib/knobs.sh" && unset_pipeline_knobs && export BASE=$* FLAVOR=guest && for s in source series config build; do "$(KBUILD_DIR)/$$s.sh" >/dev/null || exit; done' && echo $(call guest_build,$*)
@@ -73,11 +73,11 @@ DEBUG_KERNELS := $(addprefix debug-kernel-,$(GUEST_BASES))
 # listed skip. CHECK_DEBUG_BASES='6.12 6.1' puts it back into make check.
 CHECK_DEBUG_BASES ?= 6.12
 
-## kernel: debug-kernels  the debug guest kernels of every base in GUEST_BASES, each recorded in out/build/<base>-guest-debug/mmbatch-build.env
+## kernel: debug-kernels  the debug guest kernels of every base in GUEST_BASES
 PHONY += debug-kernels
 debug-kernels: $(DEBUG_KERNELS)
 
-## kernel: debug-kernel-<base>  source, series, config and build of <base>'s debug guest kernel (FLAVOR=guest DEBUG=1, the other knobs unset); prints its identity file
+## kernel: debug-kernel-<base>  <base>'s debug guest kernel (FLAVOR=guest DEBUG=1); prints its identity file
 PHONY += $(DEBUG_KERNELS)
 $(DEBUG_KERNELS): debug-kernel-%: | deps-kernel
 	@bash -c '. "$(TOP)/tests/lib/knobs.sh" && unset_pipeline_knobs && export BASE=$* FLAVOR=guest DEBUG=1 && for s in source series config build; do "$(KBUILD_DIR)/$$s.sh" >/dev/null || exit; done' && echo $(call debug_build,$*)
@@ -87,17 +87,17 @@ PHONY += patches-check
 patches-check: | deps-kernel
 	@$(KBUILD_DIR)/patches-check.sh
 
-## kernel: patches-build-each  each patch builds on its own: the base + the first k patches, k = 1..n (BASES, FLAVOR=guest)
+## kernel: patches-build-each  each patch builds on its own (BASES, FLAVOR=guest)
 PHONY += patches-build-each
 patches-build-each: | deps-kernel
 	@FLAVOR=$(if $(filter command line environment,$(origin FLAVOR)),$(FLAVOR),guest) $(KBUILD_DIR)/build-each.sh
 
-## test: check-pipeline  patches-check, broken-patch and impossible-option fixtures, the debug variant (DEBUG=1 configs of both bases, debug guest kernels of CHECK_DEBUG_BASES), guest kernels of both bases
+## test: check-pipeline  the pipeline's fixtures, the debug variant and the guest kernels of both bases
 PHONY += check-pipeline
 check-pipeline: | deps-kernel
 	@PIPELINE_DEBUG_BASES="$(CHECK_DEBUG_BASES)" $(TOP)/tests/pipeline/run.sh
 
-## bench: bench-pipeline-quick  the pipeline's overhead vs plain make and the ccache-warm share, on the 6.12 guest's prepare + mm/ only (minutes)
+## bench: bench-pipeline-quick  bench-pipeline on the 6.12 guest's prepare + mm/ only (minutes)
 PHONY += bench-pipeline-quick
 bench-pipeline-quick: | deps-kernel
 	@BASE=6.12 FLAVOR=guest BENCH_TARGETS=mm/ $(TOP)/tests/pipeline/bench.sh
@@ -107,7 +107,7 @@ PHONY += bench-pipeline
 bench-pipeline: | deps-kernel
 	@$(TOP)/tests/pipeline/bench.sh
 
-## bench: bench-packaging  the pipeline's make packages side by side with kbuild's make bindeb-pkg + binrpm-pkg on the same .config, warm ccache for both: wall, CPU, package sizes, the ratio (BASE, FLAVOR, DEBUG: default 6.12 cloud; hours on 2 cores)
+## bench: bench-packaging  the pipeline's packaging vs kbuild's bindeb-pkg + binrpm-pkg on the same .config
 PHONY += bench-packaging
 bench-packaging: | deps-kernel deps-packages deps-bench-packaging
 	@BASE=$(BASE) FLAVOR=$(FLAVOR) DEBUG=$(DEBUG) $(TOP)/tests/pipeline/bench_packaging.sh

@@ -11,7 +11,7 @@ MAN_DIR     := $(OUT)/man
 MAN_PAGES   := $(patsubst $(MAN_SRC_DIR)/%.scd,$(MAN_DIR)/%,$(wildcard $(MAN_SRC_DIR)/*.scd))
 export MAN_DIR
 
-## build: man  the man pages (docs/man/*.scd, scdoc) into out/man/: mmbatchd(8), mmbatchd.yaml(5), mmbatch-profiles(7), mmbench(1), mmbatchctl(8)
+## build: man  the man pages (docs/man/*.scd, scdoc) into out/man/
 PHONY += man
 man: $(MAN_PAGES)
 

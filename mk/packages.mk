@@ -8,7 +8,7 @@
 # Without BUILD, `make packages` and `make packages-lint` take the build of the
 # kbuild knobs (BASE, FLAVOR, ...), building it first.
 
-## build: packages  kernel DEB+RPM (image, headers, dbg when debug info) and mmbatchd DEB+RPM of BUILD=FILE (default: the knobs' build, made first) into out/packages/; skipped when already packaged; prints the paths
+## build: packages  kernel and mmbatchd DEB+RPM of BUILD=FILE (default: the knobs' build); prints the paths
 PHONY += packages
 packages: $(if $(BUILD),,kernel) tools man | deps-packages
 	@$(TOP)/tools/pkg/packages.sh --from-knobs
@@ -19,7 +19,7 @@ PHONY += guest-packages
 GUEST_PACKAGES := $(addprefix guest-packages-,$(GUEST_BASES))
 guest-packages: $(GUEST_PACKAGES)
 
-## build: guest-packages-<base>  package <base>'s guest kernel: BUILD=out/build/<base>-guest/mmbatch-build.env tools/pkg/packages.sh (what the test stages depend on)
+## build: guest-packages-<base>  package <base>'s guest kernel (what the test stages depend on)
 PHONY += $(GUEST_PACKAGES)
 $(GUEST_PACKAGES): guest-packages-%: guest-kernel-% tools man | deps-packages
 	@BUILD=$(call guest_build,$*) $(TOP)/tools/pkg/packages.sh
@@ -29,7 +29,7 @@ PHONY += debug-packages
 DEBUG_PACKAGES := $(addprefix debug-packages-,$(GUEST_BASES))
 debug-packages: $(DEBUG_PACKAGES)
 
-## build: debug-packages-<base>  package <base>'s debug guest kernel: BUILD=out/build/<base>-guest-debug/mmbatch-build.env tools/pkg/packages.sh (names end in +debug: installs beside the guest packages)
+## build: debug-packages-<base>  package <base>'s debug guest kernel (names end in +debug)
 PHONY += $(DEBUG_PACKAGES)
 $(DEBUG_PACKAGES): debug-packages-%: debug-kernel-% tools man | deps-packages
 	@BUILD=$(call debug_build,$*) $(TOP)/tools/pkg/packages.sh
@@ -39,17 +39,17 @@ PHONY += mmbatchd-pkg
 mmbatchd-pkg: tools man | deps-packages
 	@$(TOP)/tools/pkg/mmbatchd-pkg.sh
 
-## build: packages-lint  lintian + rpmlint (waivers in specs/lint/) on the packages of BUILD=FILE (default: the knobs' build)
+## build: packages-lint  lintian + rpmlint on the packages of BUILD=FILE (default: the knobs' build)
 PHONY += packages-lint
 packages-lint: packages
 	@$(TOP)/tools/pkg/lint.sh --from-knobs
 
-## build: pkg-chroot  the cached Debian 12 test chroot tarball (tools/pkg/mkchroot.sh; MKCHROOT_SUITE=trixie: the Debian 13 one); prints its path
+## build: pkg-chroot  the cached Debian 12 test chroot tarball (tools/pkg/mkchroot.sh); prints its path
 PHONY += pkg-chroot
 pkg-chroot: | deps-packages
 	@$(TOP)/tools/pkg/mkchroot.sh tarball
 
-## test: check-chroots  the chroot tarballs later stages unpack (Debian 12, Debian 13, the RPM host's with rpm and dnf), made when missing or stale, first in make check's side lane beside the kernel builds so the guest lane's repo stage finds them made; checks each one's suite and packages (ONLY=chroots/<name>)
+## test: check-chroots  the chroot tarballs later stages unpack, made when missing or stale, then checked
 PHONY += check-chroots
 check-chroots: | deps-packages
 	@$(TOP)/tests/prebuild/chroots.sh
@@ -58,17 +58,17 @@ check-chroots: | deps-packages
 # ones (one base is enough: the names are made the same way for both).
 PKG_TEST_DEBUG_BASES := 6.12
 
-## test: check-packages  guest packages of both bases (and the 6.12 debug guest's): lint, contents (and a broken DEB rejected), RPM scripts and payload, chroot install/purge with dracut on Debian 12 and on Debian 13 (chroot, chroot-trixie; the debug kernel beside the normal one), the build identity, the debug packages beside the normal ones (ONLY=packages/<test>)
+## test: check-packages  lint, contents and chroot installs of the guest and 6.12 debug guest packages
 PHONY += check-packages
 check-packages: guest-packages $(addprefix debug-packages-,$(PKG_TEST_DEBUG_BASES)) | deps-packages
 	@PKG_TEST_BUILDS="$(foreach b,$(GUEST_BASES),$(call guest_build,$(b)))" PKG_TEST_DEBUG_BUILDS="$(foreach b,$(PKG_TEST_DEBUG_BASES),$(call debug_build,$(b)))" $(TOP)/tests/packages/run.sh
 
-## test: repro-check  build the guest flavor twice from clean trees (out/repro/a, b) and compare every package byte for byte
+## test: repro-check  build the guest flavor twice from clean trees; compare every package byte for byte
 PHONY += repro-check
 repro-check: | deps-packages
 	@$(TOP)/tools/pkg/repro-check.sh
 
-## bench: bench-codecs  the package compressors measured on one debug payload (tools/pkg/codec-bench.sh): size, wall and CPU time of each candidate for DEB and RPM, and whether the bytes depend on the thread count; CODEC_PAYLOAD=DIR|DEB (a staged build's dbg/ tree, or a -dbg .deb), CODEC_CANDIDATES='...'
+## bench: bench-codecs  the package compressors measured on one debug payload (CODEC_PAYLOAD=DIR|DEB)
 PHONY += bench-codecs
 bench-codecs: | deps-packages
 	@[ -n "$(CODEC_PAYLOAD)" ] || { echo "ERROR: bench-codecs: CODEC_PAYLOAD is not set: a staged build's debug tree (out/pkgstage/<release>/dbg, FLAVOR=cloud) or a -dbg .deb (e.g. Debian's linux-image-<abi>-cloud-amd64-dbg: apt-get download)" >&2; exit 2; }

@@ -10,12 +10,12 @@ PEER_BASES ?= $(GUEST_BASES)
 PEER_SELFTEST_BUILDS = $(foreach b,$(PEER_BASES),$(call guest_build,$(b)) $(call vanilla_build,$(b)))
 PEER_DEBUG_BUILDS = $(foreach b,$(PEER_BASES),$(call debug_build,$(b)))
 
-## proof: peer-selftests  the kernel's mm selftests (every test of tools/peer/selftests-<base>.list) on the patched and vanilla guests of PEER_BASES: verdict per test and TAP case, patched must pass all vanilla passes; report out/peer/selftests-report.txt
+## proof: peer-selftests  the kernel's mm selftests, patched vs vanilla guests of PEER_BASES
 PHONY += peer-selftests
 peer-selftests: $(addprefix guest-kernel-,$(PEER_BASES)) $(addprefix vanilla-kernel-,$(PEER_BASES)) $(MMB_STATIC) | deps-vm
 	@$(TOP)/tools/peer/selftests-run.sh --set full --report $(OUT)/peer/selftests-report.txt $(PEER_SELFTEST_BUILDS)
 
-## proof: peer-selftests-debug  the same lists on the debug guests (lockdep, KASAN, DEBUG_VM) of PEER_BASES, any splat fails; report out/peer/selftests-debug-report.txt
+## proof: peer-selftests-debug  the same lists on the debug guests of PEER_BASES; any splat fails
 PHONY += peer-selftests-debug
 peer-selftests-debug: $(addprefix debug-kernel-,$(PEER_BASES)) $(MMB_STATIC) | deps-vm
 	@$(TOP)/tools/peer/selftests-run.sh --set full --report $(OUT)/peer/selftests-debug-report.txt $(PEER_DEBUG_BUILDS)
@@ -23,13 +23,13 @@ peer-selftests-debug: $(addprefix debug-kernel-,$(PEER_BASES)) $(MMB_STATIC) | d
 # The vanilla guest builds, packaged (stress-ng boots the dpkg-installed
 # kernel, as the full path does).
 VANILLA_PACKAGES := $(addprefix vanilla-packages-,$(GUEST_BASES))
-## build: vanilla-packages-<base>  package <base>'s vanilla guest kernel (PATCHES=0): BUILD=out/build/<base>-guest-vanilla/mmbatch-build.env tools/pkg/packages.sh
+## build: vanilla-packages-<base>  package <base>'s vanilla guest kernel (PATCHES=0)
 PHONY += $(VANILLA_PACKAGES)
 $(VANILLA_PACKAGES): vanilla-packages-%: vanilla-kernel-% tools man | deps-packages
 	@BUILD=$(call vanilla_build,$*) $(TOP)/tools/pkg/packages.sh
 
 PEER_STRESS_SECONDS ?= 20
-## proof: peer-stress-ng  Debian's stress-ng (numa, vm --verify, mmap, madvise, KSM, memhotplug) in the full-path guest of the patched and vanilla guest kernels of PEER_BASES: verdict per stressor, out/peer/stress-ng-<release>.txt (PEER_STRESS_SECONDS per stressor)
+## proof: peer-stress-ng  Debian's stress-ng in the full-path guest, patched and vanilla of PEER_BASES
 PHONY += peer-stress-ng
 peer-stress-ng: $(addprefix guest-packages-,$(PEER_BASES)) $(addprefix vanilla-packages-,$(PEER_BASES)) | deps-vm
 	@rc=0; for b in $(PEER_SELFTEST_BUILDS); do $(TOP)/tools/peer/stress-ng.sh $$b --seconds $(PEER_STRESS_SECONDS) || rc=1; done; exit $$rc
@@ -51,7 +51,7 @@ PEER_INTEGRITY_BASES ?= 6.1
 PEER_INTEGRITY_SECONDS ?= 600
 PEER_INTEGRITY_PAGES ?= 4096
 PEER_INTEGRITY_GOAL ?= 10000000
-## proof: peer-integrity  mmbench integrity, every kind PEER_INTEGRITY_SECONDS s (600) on PEER_INTEGRITY_PAGES pages (4096), on the patched guests of PEER_INTEGRITY_BASES (6.1): 0 lost writes, 0 corrupt or stray bytes, no splat, at least PEER_INTEGRITY_GOAL (10^7) page migrations per kernel (about 85 minutes a base); report out/peer/integrity-report.txt
+## proof: peer-integrity  mmbench integrity, every kind, on the patched guests of PEER_INTEGRITY_BASES
 PHONY += peer-integrity
 peer-integrity: $(addprefix guest-kernel-,$(PEER_INTEGRITY_BASES)) $(MMB_STATIC) | deps-vm
 	@$(TOP)/tools/peer/integrity-run.sh --expect ok --seconds $(PEER_INTEGRITY_SECONDS) --pages $(PEER_INTEGRITY_PAGES) --goal $(PEER_INTEGRITY_GOAL) --report $(OUT)/peer/integrity-report.txt $(foreach b,$(PEER_INTEGRITY_BASES),$(call guest_build,$(b)))
@@ -63,7 +63,7 @@ peer-integrity: $(addprefix guest-kernel-,$(PEER_INTEGRITY_BASES)) $(MMB_STATIC)
 # its bound. The patched 6.1 guest passes the same 120 s (49,662 pages
 # migrated, 0 lost) (docs/results/2026-12-05-peer-selftests-full.md).
 PEER_NEGATIVE_SECONDS ?= 120
-## proof: peer-negative  the negative control: every integrity kind on the canary's BAD kernel (6.1 without the TLB flush before the copy) must catch it (lost writes, corrupt or stray bytes, a crash, a hang or a splat); report out/peer/integrity-negative-report.txt
+## proof: peer-negative  the negative control: every integrity kind must catch the canary's BAD kernel
 PHONY += peer-negative
 peer-negative: canary-bad-kernel $(MMB_STATIC) | deps-vm
 	@$(TOP)/tools/peer/integrity-run.sh --expect fail --seconds $(PEER_NEGATIVE_SECONDS) --pages 1024 --report $(OUT)/peer/integrity-negative-report.txt "$$(cat $(CANARY_BAD_REF))"
@@ -76,12 +76,12 @@ peer-negative: canary-bad-kernel $(MMB_STATIC) | deps-vm
 SELFTESTS_BREAKER_PATCH := $(TOP)/patches/test/6.1-migrate-one-retry.patch
 SELFTESTS_BREAKER_REF := $(OUT)/peer/breaker-build.path
 
-## build: selftests-breaker-kernel  the 6.1 guest kernel with patches/test/6.1-migrate-one-retry.patch (migration gives up on a busy folio after 2 passes); its identity file's path in out/peer/breaker-build.path
+## build: selftests-breaker-kernel  the 6.1 guest kernel with patches/test/6.1-migrate-one-retry.patch
 PHONY += selftests-breaker-kernel
 selftests-breaker-kernel: | deps-kernel
 	@mkdir -p $(dir $(SELFTESTS_BREAKER_REF)) && $(TOP)/tools/vmtest/build-kernel.sh -o $(SELFTESTS_BREAKER_REF) BASE=6.1 FLAVOR=guest EXTRA_PATCHES=$(SELFTESTS_BREAKER_PATCH)
 
-## proof: peer-selftests-breaker  the selftests check on a kernel broken on purpose: 6.1's migration tests and compaction_test on the patched 6.1 guest and on the breaker kernel; the tree's own migration test must fail on the breaker (report out/peer/selftests-breaker-report.txt)
+## proof: peer-selftests-breaker  the selftests check on a kernel broken on purpose
 PHONY += peer-selftests-breaker
 peer-selftests-breaker: guest-kernel-6.1 selftests-breaker-kernel $(MMB_STATIC) | deps-vm
 	@$(TOP)/tools/peer/selftests-breaker.sh $(call guest_build,6.1) "$$(cat $(SELFTESTS_BREAKER_REF))"

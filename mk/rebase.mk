@@ -10,12 +10,12 @@
 
 export NEW_SRC REBASE_BUILD REBASE_FUZZ
 
-## kernel: rebase-check  NEW_SRC=tarball|tree|linux-source-6.12=VER|x.deb: series + MANIFEST on another release, then its guest build (out/rebase/<ver>/REPORT.md names its identity file)
+## kernel: rebase-check  the series and MANIFEST on another release (NEW_SRC=...), then its guest build
 PHONY += rebase-check
 rebase-check: | deps-kernel deps-rebase
 	@$(TOP)/tools/kbuild/rebase-check.sh
 
-## test: check-rebase  rebase-check on fixtures (fuzz, FAILED hunk, broken in-base claim; stub stage scripts for the build step) and on an older Debian 6.12 release (no build) (ONLY=rebase/clean|deb|fuzz|broken|claim|input|real)
+## test: check-rebase  rebase-check on fixtures and on an older Debian 6.12 release (ONLY=rebase/<test>)
 PHONY += check-rebase
 check-rebase: | deps-kernel deps-rebase
 	@$(TOP)/tests/rebase/run.sh

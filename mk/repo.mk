@@ -13,12 +13,12 @@
 
 export REPO_KEY REPO_KEY_PASSFILE REPO_URL REPO_SUITE REPO_ORIGIN REPO_OUT REPO_PACKAGES REPO_REPLACE REPO_VALID_DAYS
 
-## build: repo  signed apt + yum repositories of out/packages/ (BUILD=FILE: the packages that build identity records) into out/repo/ (REPO_KEY=FILE|ID|generate; run 'make packages' first; re-run within REPO_VALID_DAYS=7)
+## build: repo  signed apt + yum repositories of out/packages/ into out/repo/ (REPO_KEY=FILE|ID|generate)
 PHONY += repo
 repo: | deps-repo
 	@$(TOP)/tools/repo/mkrepo.sh
 
-## test: check-repo  throwaway key: signed repos of the 6.12 guest packages, apt install + upgrade to a newer series in the chroot, the host's initramfs tool kept (initramfs-tools host: nothing removed; a host with neither gets dracut), tampered signatures rejected, rpm -K, expired Release rejected; dnf install/upgrade/remove into an approximate RPM host, tampered repomd/RPMs refused by dnf, the dnf-installed kernel booted with its BLS initramfs (VM, full-path checks) (ONLY=repo/<test>)
+## test: check-repo  signed apt + yum repositories of the guest packages: install, upgrade, refusals
 PHONY += check-repo
 check-repo: guest-packages-6.12 | deps-repo deps-packages deps-vm
 	@BUILD=$(call guest_build,6.12) $(TOP)/tests/repo/run.sh

@@ -12,22 +12,22 @@
 
 export KBUILD_SIGN_PIN DISTCC_HOSTS BUILD_TARGETS
 
-## test: check-sign  bad SIGN_KEY fails config; the 6.12 guest build signs its modules at packaging time with its test key (DEB and RPM verified); an operator SIGN_KEY config; the guest with module.sig_enforce=1 loads signed modules, refuses unsigned and foreign-key ones (VM) (ONLY=sign/key_check|config|guest|operator|packages|vm)
+## test: check-sign  module signing: SIGN_KEY refusals, the guest's signed modules, enforcement in a VM
 PHONY += check-sign
 check-sign: | deps-kernel deps-vm deps-rollout deps-packages
 	@$(TOP)/tests/sign/run.sh
 
-## test: check-distcc  two local distccd daemons; mm/ of the 6.12 guest compiled again through DISTCC_HOSTS with ccache off, in a copy of the guest build (make guest-kernel-6.12 first): exactly its mm/ objects compiled, all by the daemons (both logs show compiles); read by its identity file
+## test: check-distcc  mm/ of the 6.12 guest compiled again through two local distccd, ccache off
 PHONY += check-distcc
 check-distcc: | deps-kernel deps-rollout
 	@$(TOP)/tests/distcc/run.sh
 
-## test: check-rollout  the Ansible rollout: fleet report and gate, the host_state module, the collection built/linted/installed and refusing bad variables, the role's dnf install into an approximate RPM host (6.12 guest RPMs); its VM test is a skip here (make check-rollout-vm), saying whether a recorded pass (tests/rollout/vm-passed.txt) covers this code
+## test: check-rollout  the Ansible rollout's tests that need no booted host; its VM test is a skip here
 PHONY += check-rollout
 check-rollout: guest-packages-6.12 $(BIN_DIR)/mmbench | deps-ansible deps-repo deps-packages
 	@MMBENCH=$(BIN_DIR)/mmbench BUILD=$(call guest_build,6.12) $(TOP)/tests/rollout/run.sh
 
-## test: check-rollout-vm  check-rollout with its VM test forced: three qemu hosts from one GRUB disk, the playbook rolls a good kernel through 2 waves, stops the smoke-failing one after the first host, fails an unreachable host (about 50 min); records the pass in tests/rollout/vm-passed.txt
+## test: check-rollout-vm  check-rollout with its VM test forced (three qemu hosts); records the pass
 PHONY += check-rollout-vm
 check-rollout-vm: guest-packages-6.12 guest-packages-6.1 canary-bad-kernel $(BIN_DIR)/mmbench | deps-ansible deps-vm deps-packages deps-canary deps-repo
 	@MMBENCH=$(BIN_DIR)/mmbench BUILD=$(call guest_build,6.12) ROLLOUT_VM_FORCE=1 ROLLOUT_GOOD=$(call guest_build,6.12) ROLLOUT_NEW=$(call guest_build,6.1) \

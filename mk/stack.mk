@@ -8,7 +8,7 @@
 STACK_NR_CPUS ?= 8192
 STACK_DIR := $(OUT)/stack
 
-## bench: stack-report  checkstack.pl on the 6.12 guest at NR_CPUS=8192, patched vs PATCHES=0: grown frames and the frame limit (out/stack/REPORT.md)
+## bench: stack-report  6.12 guest stack frames, NR_CPUS=8192, patched vs PATCHES=0 (out/stack/REPORT.md)
 PHONY += stack-report
 stack-report: | deps-kernel
 	@$(TOP)/tools/kbuild/stack-report.sh $(STACK_DIR) $(STACK_NR_CPUS)

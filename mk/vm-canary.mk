@@ -21,27 +21,27 @@ CANARY_BAD_PATCH := $(TOP)/patches/test/6.1-migrate-skip-flush.patch
 CANARY_BAD_REF := $(OUT)/vm/canary/bad-build.path
 CANARY_BAD_SEED = $(patsubst %/,%,$(dir $(call guest_build,6.1)))
 
-## build: canary-bad-kernel  the 6.1 guest kernel built to fail the smoke gate (EXTRA_PATCHES=patches/test/6.1-migrate-skip-flush.patch; a new build dir seeded from the 6.1 guest's, KB_SEED_FROM), packaged; its identity file's path in out/vm/canary/bad-build.path
+## build: canary-bad-kernel  the 6.1 guest kernel built to fail the smoke gate, packaged
 PHONY += canary-bad-kernel
 canary-bad-kernel: guest-kernel-6.1 | deps-kernel deps-packages
 	@$(TOP)/tools/vmtest/build-kernel.sh --package -o $(CANARY_BAD_REF) BASE=6.1 FLAVOR=guest EXTRA_PATCHES=$(CANARY_BAD_PATCH) KB_SEED_FROM=$(CANARY_BAD_SEED)
 
-## build: canary-rootfs  the canary cycle's disk root for each suite of CANARY_SUITES (Debian, GRUB, mmbatchd and the GOOD, BAD and NEW kernels installed with dpkg), made ahead into tools/vmtest/mkrootfs.sh's cache (tests/canary/run.sh --rootfs); prints each
+## build: canary-rootfs  the canary cycle's disk root for each of CANARY_SUITES, made ahead; prints each
 PHONY += canary-rootfs
 canary-rootfs: guest-packages-6.12 guest-packages-6.1 canary-bad-kernel | deps-vm deps-packages deps-canary
 	@TEST_STAGE=canary ONLY= CANARY_GOOD=$(call guest_build,6.12) CANARY_NEW=$(call guest_build,6.1) CANARY_BAD="$$(cat $(CANARY_BAD_REF))" $(TOP)/tests/canary/run.sh --rootfs
 
-## test: check-canary  mmbatchctl against real GRUB tools on scratch trees and its daemon commands against the real mmbatchd, then the whole cycle in a VM on a Debian 13 root (CANARY_SUITES=trixie, test vm-trixie; bookworm: Debian 12's, test vm): a kernel built to fail the smoke gate rolls back, a PID 1 crash on it too, a good one becomes the default (ONLY=canary/vm-trixie)
+## test: check-canary  mmbatchctl on scratch trees and with the real mmbatchd, then the cycle in a VM
 PHONY += check-canary
 check-canary: guest-packages-6.12 guest-packages-6.1 canary-bad-kernel $(BIN_DIR)/mmbatchd | deps-vm deps-packages deps-canary
 	@MMBATCHD=$(BIN_DIR)/mmbatchd CANARY_GOOD=$(call guest_build,6.12) CANARY_NEW=$(call guest_build,6.1) CANARY_BAD="$$(cat $(CANARY_BAD_REF))" $(TOP)/tests/canary/run.sh
 
-## test: check-canary-ctl  check-canary's tests that boot nothing and need no kernel (ctl_test, bls_test, subcommands_test; CANARY_PARTS=ctl): make check runs them in its first side lane, beside the kernel builds (ONLY=canary-ctl/<test>)
+## test: check-canary-ctl  check-canary's tests that boot nothing and need no kernel (CANARY_PARTS=ctl)
 PHONY += check-canary-ctl
 check-canary-ctl: $(BIN_DIR)/mmbatchd | deps-canary
 	@MMBATCHD=$(BIN_DIR)/mmbatchd TEST_STAGE=canary-ctl CANARY_PARTS=ctl $(TOP)/tests/canary/run.sh
 
-## test: check-canary-vm  check-canary's VM cycles only (CANARY_PARTS=vm), make check's guest lane (ONLY=canary-vm/vm-trixie)
+## test: check-canary-vm  check-canary's VM cycles only (CANARY_PARTS=vm), make check's guest lane
 PHONY += check-canary-vm
 check-canary-vm: guest-packages-6.12 guest-packages-6.1 canary-bad-kernel $(BIN_DIR)/mmbatchd | deps-vm deps-packages deps-canary
 	@MMBATCHD=$(BIN_DIR)/mmbatchd TEST_STAGE=canary-vm CANARY_PARTS=vm CANARY_GOOD=$(call guest_build,6.12) CANARY_NEW=$(call guest_build,6.1) CANARY_BAD="$$(cat $(CANARY_BAD_REF))" $(TOP)/tests/canary/run.sh

@@ -31,7 +31,7 @@ VM_BINS := $(MMB_STATIC) $(BIN_DIR)/mmbatchd
 vanilla_build = $(OUT)/build/$(1)-guest-vanilla/mmbatch-build.env
 VANILLA_KERNELS := $(addprefix vanilla-kernel-,$(GUEST_BASES))
 
-## kernel: vanilla-kernel-<base>  <base>'s guest kernel without the series (PATCHES=0), for the benchmarks; identity out/build/<base>-guest-vanilla/mmbatch-build.env
+## kernel: vanilla-kernel-<base>  <base>'s guest kernel without the series (PATCHES=0), for the benchmarks
 PHONY += $(VANILLA_KERNELS)
 $(VANILLA_KERNELS): vanilla-kernel-%: | deps-kernel
 	@$(VM_TOOLS)/build-kernel.sh --expect $(call vanilla_build,$*) BASE=$* FLAVOR=guest PATCHES=0
@@ -43,39 +43,39 @@ $(VANILLA_KERNELS): vanilla-kernel-%: | deps-kernel
 VM_FULL_PLAN ?= 6.1:bookworm 6.12:trixie
 CHECK_VM_DEBUG_BASES = $(filter $(VM_BASES),$(CHECK_DEBUG_BASES))
 
-## test: check-vm  make check's VM stage: the guest builds of VM_BASES (6.12 6.1) on the busybox quick path, the dpkg-installed systemd full path for the pairs of VM_FULL_PLAN (6.1 on Debian 12, 6.12 on Debian 13; the others listed as skipped), the debug builds of CHECK_DEBUG_BASES (6.12) on the quick path; any kernel splat fails (ONLY='vm/quick-6.12 vm/full-6.1 vm/debug-6.12'; VM_KERNEL=stock boots Debian's kernels instead)
+## test: check-vm  make check's VM stage: quick and full paths of VM_BASES, debug guests; any splat fails
 PHONY += check-vm
 check-vm: $(addprefix guest-packages-,$(VM_BASES)) $(addprefix debug-kernel-,$(CHECK_VM_DEBUG_BASES)) $(VM_BINS) | deps-vm
 	@VM_BUILDS="$(VM_BUILDS)" VM_DEBUG_BUILDS="$(foreach b,$(CHECK_VM_DEBUG_BASES),$(call debug_build,$(b)))" VM_FULL_PLAN="$(VM_FULL_PLAN)" VM_KERNEL=$(VM_KERNEL) $(TOP)/tests/vm/run.sh
 
-## build: vm-rootfs  the Debian roots check-vm's full paths boot (VM_FULL_PLAN: mmbatchd and the guest kernel installed with dpkg), made ahead into tools/vmtest/mkrootfs.sh's cache (tests/vm/run.sh --rootfs); prints each
+## build: vm-rootfs  the Debian roots check-vm's full paths boot (VM_FULL_PLAN), made ahead; prints each
 PHONY += vm-rootfs
 vm-rootfs: $(addprefix guest-packages-,$(VM_BASES)) | deps-vm
 	@TEST_STAGE=vm ONLY= VM_BUILDS="$(VM_BUILDS)" VM_FULL_PLAN="$(VM_FULL_PLAN)" VM_KERNEL=$(VM_KERNEL) $(TOP)/tests/vm/run.sh --rootfs
 
-## build: guest-selftests-<base>  the kernel's own mm selftests of <base>'s guest build, built statically and staged for the quick guest's initramfs (tools/peer/selftests-build.sh, cached by the tree); prints the staging directory
+## build: guest-selftests-<base>  <base>'s mm selftests, staged for the quick guest's initramfs
 GUEST_SELFTESTS := $(addprefix guest-selftests-,$(GUEST_BASES))
 PHONY += $(GUEST_SELFTESTS)
 $(GUEST_SELFTESTS): guest-selftests-%: guest-kernel-% | deps-vm
 	@$(TOP)/tools/peer/selftests-build.sh $(call guest_build,$*) | tail -n 1
 
-## test: check-prebuild  make check's host lane builds ahead what the guest lane's later stages would otherwise build on its critical path: the quick guests' mm selftests (guest-selftests-<base> of VM_BASES), the full paths' roots (vm-rootfs), the canary's BAD kernel and its packages (canary-bad-kernel) and its disk's root (canary-rootfs); checks each is there
+## test: check-prebuild  build ahead, on make check's host lane, what the guest lane needs; check each
 PHONY += check-prebuild
 check-prebuild: $(addprefix guest-selftests-,$(VM_BASES)) vm-rootfs canary-bad-kernel canary-rootfs | deps-vm
 	@CANARY_BAD="$$(cat $(CANARY_BAD_REF))" CANARY_GOOD=$(call guest_build,6.12) CANARY_NEW=$(call guest_build,6.1) \
 		VM_BUILDS="$(VM_BUILDS)" VM_FULL_PLAN="$(VM_FULL_PLAN)" VM_KERNEL=$(VM_KERNEL) $(TOP)/tests/prebuild/run.sh
 
-## test: check-vm-all  check-vm on the whole matrix (two more full-path boots, about 200 s each): the full path of every base on Debian 12 and 13 (VM_FULL_SUITES), the debug builds of VM_DEBUG_BASES (6.12 6.1)
+## test: check-vm-all  check-vm on the whole matrix: every full path, the debug builds of VM_DEBUG_BASES
 PHONY += check-vm-all
 check-vm-all: $(addprefix guest-packages-,$(VM_BASES)) $(VM_DEBUG_KERNELS) $(VM_BINS) | deps-vm
 	@VM_BUILDS="$(VM_BUILDS)" VM_DEBUG_BUILDS="$(VM_DEBUG_BUILDS)" VM_FULL_PLAN= VM_KERNEL=$(VM_KERNEL) $(TOP)/tests/vm/run.sh
 
-## test: check-vm-debug  check-vm's splat-scan self-test and its debug guests only: the debug builds of VM_DEBUG_BASES (lockdep, KASAN, DEBUG_VM, ...) on the quick path, any splat fails
+## test: check-vm-debug  check-vm's splat-scan self-test and its debug guests (VM_DEBUG_BASES) only
 PHONY += check-vm-debug
 check-vm-debug: $(VM_DEBUG_KERNELS) $(VM_BINS) | deps-vm
 	@TEST_STAGE=vm ONLY='vm/splat_test vm/debug-*' VM_BUILDS= VM_FULL_PLAN= VM_DEBUG_BUILDS="$(VM_DEBUG_BUILDS)" $(TOP)/tests/vm/run.sh
 
-## test: check-vm-quick  the harness self-test and the quick path of check-vm only (busybox initramfs: boot, integrity, migrate, drain knob)
+## test: check-vm-quick  the harness self-test and the quick path of check-vm only
 PHONY += check-vm-quick
 check-vm-quick: $(addprefix guest-kernel-,$(VM_BASES)) $(VM_BINS) | deps-vm
 	@TEST_STAGE=vm ONLY='vm/vmtest_test vm/quick-*' VM_FULL_PLAN= VM_BUILDS="$(VM_BUILDS)" VM_KERNEL=$(VM_KERNEL) $(TOP)/tests/vm/run.sh
@@ -91,23 +91,23 @@ check-vm-quick: $(addprefix guest-kernel-,$(VM_BASES)) $(VM_BINS) | deps-vm
 BENCH_BUILDS = $(foreach b,$(GUEST_BASES),$(call guest_build,$(b)) $(call vanilla_build,$(b)))
 BENCH_NEEDS := $(addprefix guest-kernel-,$(GUEST_BASES)) $(VANILLA_KERNELS) $(VM_BINS) $(BIN_DIR)/mmbench
 
-## bench: bench-vm  patched vs vanilla vs Debian stock kernel, both bases: out/bench/REPORT.md + JSON + charts; scaling at BENCH_CPUS vCPUs (default "2 4 8") and the per-seed table (BENCH_SEEDS)
+## bench: bench-vm  patched vs vanilla vs Debian stock kernels, both bases (out/bench/REPORT.md)
 PHONY += bench-vm
 bench-vm: $(BENCH_NEEDS) | deps-vm
 	@BENCH_BUILDS="$(BENCH_BUILDS)" $(VM_TOOLS)/bench-vm.sh
 
-## build: bench-kernels  every kernel bench-vm boots, made ahead and nothing booted: the guest builds, Debian's stock kernels, the proof's NR_CPUS configs, LOCK_STAT and negative-control builds (prints their identity files)
+## build: bench-kernels  every kernel bench-vm boots, made ahead without a boot; prints their identity files
 PHONY += bench-kernels
 bench-kernels: $(BENCH_NEEDS) | deps-vm
 	@for b in $(GUEST_BASES); do $(VM_TOOLS)/stock-kernel.sh $$b && echo $(OUT)/cache/stock/$$b/mmbatch-build.env || exit 1; done
 	@BENCH_BUILDS="$(BENCH_BUILDS)" $(VM_TOOLS)/bench-proof.sh --kernels
 
-## bench: bench-proof  the series' claims on booted guests: batch sizes, TLB flushes, LOCK_STAT lru_lock, integrity + negative control, drain (out/bench/PROOF.md)
+## bench: bench-proof  the series' claims checked on booted guests (out/bench/PROOF.md)
 PHONY += bench-proof
 bench-proof: $(BENCH_NEEDS) | deps-vm
 	@BENCH_BUILDS="$(BENCH_BUILDS)" $(VM_TOOLS)/bench-proof.sh
 
-## bench: bench-ipi-sources  which kernel paths send the TLB IPIs a benchmark counts: IPI_BASES (default 6.1) patched and vanilla, built with configs/kernel/bench/ipi-trace.config, IPI_BENCH (default "numa-hinting --reps 3") under a tlb:tlb_flush stack histogram (out/bench/IPI-SOURCES.md)
+## bench: bench-ipi-sources  where the TLB IPIs a benchmark counts come from (out/bench/IPI-SOURCES.md)
 PHONY += bench-ipi-sources
 bench-ipi-sources: $(VM_BINS) $(BIN_DIR)/mmbench | deps-vm
 	@$(VM_TOOLS)/bench-ipi-sources.sh
@@ -115,7 +115,7 @@ bench-ipi-sources: $(VM_BINS) $(BIN_DIR)/mmbench | deps-vm
 # What bench-debug boots: the guest build and the debug build of each base.
 BENCH_DEBUG_BUILDS = $(foreach b,$(GUEST_BASES),$(call guest_build,$(b)) $(call debug_build,$(b)))
 
-## bench: bench-debug  what the debug checkers cost: the guest build vs its debug build (lockdep, KASAN, ...), both bases, the mmbench suite: out/bench/DEBUG.md + debug.json (BENCH_QUICK=1: short run)
+## bench: bench-debug  what the debug checkers cost: guest vs debug build, both bases (out/bench/DEBUG.md)
 PHONY += bench-debug
 bench-debug: $(addprefix guest-kernel-,$(GUEST_BASES)) $(addprefix debug-kernel-,$(GUEST_BASES)) $(VM_BINS) | deps-vm
 	@BENCH_BUILDS="$(BENCH_DEBUG_BUILDS)" $(VM_TOOLS)/bench-debug.sh

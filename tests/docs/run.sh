@@ -41,11 +41,15 @@
 # Also: every `make <target>` the pages show inline names a target of the
 # Makefile (kbuild's own bzImage and tinyconfig aside).
 #
+# And every line `make help` prints (tools/help.sh on the Makefile and
+# mk/*.mk) is at most 100 characters.
+#
 # And every inline `mmbatchd ...`, `mmbench ...`, `mmbatchctl ...` names a
 # subcommand and options its --help lists; every `mmbatchd_NAME` metric is
 # one src/mmbatchd/status.c writes.
 #
-# Tests (ONLY='docs/TEST'): links, fences, targets, options, make, fake, host.
+# Tests (ONLY='docs/TEST'): links, fences, targets, help, options, make, fake,
+# host.
 # Reads: TOP, OUT, BIN_DIR (default $OUT/bin: mmbatchd, mmbench), BUILD
 # (the identity file of the build whose packages the host blocks install,
 # default $OUT/build/6.12-guest/mmbatch-build.env: META_DEB, IMAGE_DEB,
@@ -162,6 +166,17 @@ check_targets() {
 		grep -qxF -- "$t" <<<"$known" || { fail "a page shows \`make $t\`: no such target"; bad=1; }
 	done < <(cd "$TOP" && grep -oh '`make [a-zA-Z][a-zA-Z0-9_.-]*' "${docs[@]}" | sed 's/^`make //' | sort -u)
 	[ $bad -eq 1 ] || pass "targets: the $n make targets the pages name exist"
+}
+
+# --- help: every line `make help` prints is at most 100 characters
+check_help() {
+	local out line bad=0 n
+	out=$("$TOP/tools/help.sh" "$TOP/Makefile" "$TOP"/mk/*.mk) || { fail "help: tools/help.sh failed"; return; }
+	n=$(grep -c '' <<<"$out")
+	while IFS= read -r line; do
+		fail "help: a line of make help has ${line%%:*} characters (at most 100):${line#*:}"; bad=1
+	done < <(awk 'length($0) > 100 { print length($0) ":" $0 }' <<<"$out")
+	[ $bad -eq 1 ] || pass "help: the $n lines make help prints fit in 100 characters"
 }
 
 # --- options: every inline `mmbatchd ...`, `mmbench ...` or `mmbatchctl ...`
@@ -390,6 +405,7 @@ run_host_block() {
 selected links && check_links
 selected fences && check_fences
 selected targets && check_targets
+selected help && check_help
 selected options && check_options
 
 declare -A fake_of=()
