@@ -22,10 +22,11 @@ PHONY :=
 # `make check`: the test stages (tools/check.sh runs each as
 # `make check-<stage>`, timed). A step is a stage, or lanes that run side by
 # side, LANE|LANE, each a comma list run in order; the lanes after the first
-# run at nice 19 and fill the CPU it leaves idle (2026-12-04: 4859 s one
-# after another; the canary stage alone: 138 % of the 2 cores). First the
+# run at nice 19 and fill the CPU it leaves idle (one after another, a guest
+# stage left the 2 cores partly idle; measured:
+# docs/results/2026-12-04-check-lanes.md). First the
 # kernel builds of check-pipeline, beside check-chroots (the chroot tarballs
-# the later stages unpack: on a new machine their debootstrap runs beside
+# the later stages unpack: on a new machine their mmdebstrap runs beside
 # the compiles instead of on the guest lane's critical path) and the
 # daemon's and benchmarks' stages, whose first (daemon-unit-file) builds
 # every program. Then every

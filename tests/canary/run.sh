@@ -20,8 +20,8 @@
 #                     vm-trixie: Debian 13's GRUB 2.12, systemd 257, dracut
 #                     106 (the same packages, built on Debian 12).
 #                     CANARY_SUITES (default "trixie") names the suites
-#                     that run: one cycle costs about 7 minutes (2026-12-03:
-#                     419 s on Debian 13, 298 s on Debian 12), and make
+#                     that run: one cycle takes several minutes (measured:
+#                     docs/results/2026-12-03-check-budget.md), and make
 #                     check's budget holds one, on Debian 13, the release
 #                     most Debian fleets run (make check's full VM path
 #                     boots a Debian 12 root); CANARY_SUITES="bookworm

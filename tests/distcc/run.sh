@@ -22,8 +22,8 @@
 # (auto.conf.cmd's, also its HOSTCC) becomes build.sh's 'distcc gcc' in its
 # commands, and its CONFIG_CC_VERSION_TEXT distcc's, in every text file that
 # holds them (the dates kbuild compares kept). Seeded, without that rewrite,
-# or in a fresh dir (as before), the same build compiled 130 objects (prepare,
-# host tools, mm/) instead of mm/'s 83, on 2026-12-07.
+# or in a fresh dir (as before), the same build compiled prepare and the host
+# tools too, not mm/ alone (measured: docs/results/2026-12-07-cold-check.md).
 # Asserts: the build succeeded at -j2 with CC='distcc gcc', the objects it
 # compiled (build.sh's count) are exactly the deleted ones (nothing else
 # compiled), each is back, each daemon's log shows compiles that finished
@@ -189,9 +189,9 @@ start_daemon 1
 start_daemon 2
 # distcc takes the first host with a free slot, so the second daemon works
 # only while the first is busy: in cold runs (prepare and mm/) it got 8-90
-# of ~110 compiles (--randomize did not even that out; 41 of 83 in the
-# seeded run of 2026-12-07). Hence a low minimum per daemon and a separate
-# check that every mm/ object was compiled by one of them.
+# of ~110 compiles (--randomize did not even that out; a seeded run's share:
+# docs/results/2026-12-07-cold-check.md). Hence a low minimum per daemon and
+# a separate check that every mm/ object was compiled by one of them.
 hosts="127.0.0.1:${ports[0]}/1 127.0.0.1:${ports[1]}/1"
 
 echo "== make kernel BUILD_TARGETS='$targets' CCACHE=0 DISTCC_HOSTS='$hosts' (seeded build dir $build)"

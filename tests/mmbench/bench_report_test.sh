@@ -259,8 +259,9 @@ expect_eq "cut boot: the finished item's document is kept" "fault/" "$(jq -r '[.
 expect_contains "cut boot: the cut item is named" "no mmbench document for migrate" "@$T/cut-split.out"
 
 # A boot that died before its first item printed anything (Debian's 6.12
-# at 8 vCPUs under TCG, 2026-12-06: an int3 Oops at boot): no document, and
-# the boot counts as failed (jq 1.6 -e passed the empty parts).
+# at 8 vCPUs under TCG: an int3 Oops at boot, seen in
+# docs/results/2026-12-06-bench-vm.md): no document, and the boot counts as
+# failed (jq 1.6 -e passed the empty parts).
 : > "$T/dead.out"
 rc=0
 (

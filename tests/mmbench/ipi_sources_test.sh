@@ -2,7 +2,8 @@
 # make bench-ipi-sources' report (tools/vmtest/bench-ipi-sources.sh) on the
 # tlb:tlb_flush histograms of two real boots (fixtures/ipi-sources/: 6.1
 # patched and vanilla guests with configs/kernel/bench/ipi-trace.config,
-# mmbench numa-hinting --reps 3, 2026-12-06; the vanilla boot ran before
+# mmbench numa-hinting --reps 3, the boots of
+# docs/results/2026-12-06-numa-hinting-ipis.md; the vanilla boot ran before
 # the reason trigger was added with ">>", so it has only the stack
 # histogram): no VM. The stack table: one row per path, its sends summing
 # to the histogram's own total, the sender's and the tracing's frames left

@@ -116,7 +116,7 @@ rt_next_series() {
 	# Same tree and config, another release: a new build dir seeded with
 	# the build's (config.sh KB_SEED_FROM) lets kbuild rebuild only what the
 	# release reaches (utsrelease.h, vermagic, the link) instead of every
-	# object through ccache (102 s in make check on 2026-12-03).
+	# object through ccache (measured: docs/results/2026-12-03-check-budget.md).
 	local from
 	from=$(bid_get "$build" BUILD_DIR) || return 1
 	echo $((series + 1)) >"$patches/6.12/VERSION"

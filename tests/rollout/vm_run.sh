@@ -100,9 +100,10 @@ host_stop() {
 # remote host", ssh exit 255; seen after scenario A of run 5). Such a
 # connection failure is tried again, 6 times 5 s apart; the command's own
 # status is returned as it is. The failed tries' ssh errors go to
-# $T/ssh-retries.log, not to stderr: checks capture `on ... 2>&1`, and on
-# 2026-12-04 two retried-then-answered reads of `uname -r` failed their
-# checks on those lines alone (A: h2 runs NEW, B: h1 is back on NEW).
+# $T/ssh-retries.log, not to stderr: checks capture `on ... 2>&1`, and two
+# retried-then-answered reads of `uname -r` once failed their checks on
+# those lines alone (A: h2 runs NEW, B: h1 is back on NEW; seen in
+# docs/results/2026-12-04-debug-both-bases.md).
 on() {
 	local h=$1 try rc err=$T/ssh-err.$1
 	shift

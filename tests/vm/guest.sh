@@ -41,10 +41,10 @@
 # boots its build always), VM_CPUS (the quick path's vCPUs, 4: the mm
 # selftests' migration test needs 3), VM_DEBUG_CPUS (2), VM_QUICK_TIMEOUT
 # (900), VM_FULL_TIMEOUT (900), VM_DEBUG_TIMEOUT (900: the 6.12 debug
-# guest took 177 s on 2026-12-01), VM_DEBUG_MEM (MiB, 3072),
-# VM_DEBUG_INTEGRITY (mmbench integrity options, default "--seconds 8
-# --reps 2": 80 s there), VM_DEBUG_MIGRATIONS (pages the kernel must migrate
-# during it, default 10000: it migrated 28908 there),
+# guest took far less; measured: docs/results/debug.md), VM_DEBUG_MEM (MiB,
+# 3072), VM_DEBUG_INTEGRITY (mmbench integrity options, default "--seconds 8
+# --reps 2"), VM_DEBUG_MIGRATIONS (pages the kernel must migrate during it,
+# default 10000: below what it migrated in that run),
 # VM_DEBUG_KINDS_SECONDS (seconds of each integrity kind there, default 6),
 # MKCHROOT_SUITE (default bookworm; labels and
 # logs name another suite), MMBENCH_STATIC (default $OUT/bin/static/mmbench),

@@ -199,9 +199,10 @@ rows "6.12 vanilla 0 v ksm_tests pass 20 ok" "6.12 mmbatch 0 p ksm_tests fail 20
 cmp_run
 expect_status "compare: the twin passed every rerun: a regression" 1 "$crc"
 expect_line "compare: ... with its runs" "regression: p ksm_tests: fail, passes on v (3 of 3 runs)" "$crc_out"
-# A case the twin reported in its first run only (2026-12-05: mrelease_test
-# named its case 2MB there, 1MB in both reruns and on the patched build):
-# the reruns that did not report it did not pass it.
+# A case the twin reported in its first run only (mrelease_test named its
+# case 2MB there, 1MB in both reruns and on the patched build; seen in
+# docs/results/2026-12-05-peer-stress-ng.md): the reruns that did not report
+# it did not pass it.
 mr=mrelease_test/Success_reaping_a_child_with_2MB_of_memory_allocations
 mr1=mrelease_test/Success_reaping_a_child_with_1MB_of_memory_allocations
 rows "6.12 vanilla 0 v mrelease_test pass 0 ok" "6.12 vanilla 0 v $mr pass 0 -" \

@@ -160,8 +160,9 @@ mkout "$T/unmovable.out" "$T/unmovable.console" "$T/unmovable.dmesg"
 capture r "$peer" --splats "$T/unmovable.out" "$T/unmovable.console"
 expect_status "--splats: unmovable-page dumps alone" 0 "$r"
 expect_line "  counted" "offline: memory offlining dumped 1 unmovable, 0 unisolated and 0 unmigrated pages (0 pfns), blanked for the scan" "$r_out"
-# pages offlining could not isolate (recorded, the vanilla 6.12 guest,
-# 2026-12-05: the scan failed that run on "isolation failed")
+# pages offlining could not isolate (recorded, the vanilla 6.12 guest, whose
+# scan failed that run on "isolation failed":
+# docs/results/2026-12-05-peer-stress-ng.md)
 iso=$fx/guest-6.12-isolation.dmesg
 mkout "$T/iso.out" "$T/iso.console" "$iso"
 capture r "$peer" --splats "$T/iso.out" "$T/iso.console"

@@ -155,10 +155,11 @@ guest_env=
 [ -z "${SNG_ONLY:-}" ] || guest_env="SNG_ONLY='$SNG_ONLY'"
 echo "$tag: booting (cpus ${SNG_CPUS:-4}, 2 nodes, ${SNG_MEM:-3072} MiB, ${secs} s per stressor, timeout ${timeout} s${guest_env:+; $guest_env})"
 rc=0 t0=$SECONDS
-# log_buf_len=8M: memhotplug's failed offline attempts dump about 7 lines a
-# page, 200 to 250 pages a run (2026-12-05), which filled the kernel's
-# default log buffer; the log the guest dumped then no longer began at
-# boot, and the scan cannot vouch for what was lost (guest_splats).
+# log_buf_len=8M: memhotplug's failed offline attempts dump several lines
+# for each of hundreds of pages a run, which filled the kernel's default log
+# buffer (measured: docs/results/2026-12-05-peer-stress-ng.md); the log the
+# guest dumped then no longer began at boot, and the scan cannot vouch for
+# what was lost (guest_splats).
 # shellcheck disable=SC2090
 nice -n "${SNG_NICE:-10}" "$top/tools/vmtest/vmtest" boot "$rootfs/vmlinuz" --rootfs "$rootfs/rootfs.img" \
 	--initramfs "$rootfs/initrd.img" --cpus "${SNG_CPUS:-4}" --nodes 2 --mem "${SNG_MEM:-3072}" \

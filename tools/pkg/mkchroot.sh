@@ -10,7 +10,7 @@
 # recipe and the next call rebuilds it; older tarballs of that kind are
 # removed. The cache is the machine's, outside the clone (as ccache's), so
 # a fresh clone (CI's) does not bootstrap the same three chroots again
-# (69 + 66 + 110 s in make check on 2026-12-03); a tarball older than
+# (measured: docs/results/2026-12-04-debug-both-bases.md); a tarball older than
 # MKCHROOT_MAX_AGE_DAYS is rebuilt, so the archive's updates still come in.
 #
 #   mkchroot.sh tarball       ensure the cached tarball, print its path

@@ -19,9 +19,8 @@
 # node's free memory) keeping one page of every BENCH_SCALE_COMPACTION_KEEP
 # (default 64; --keep-every): every count runs the same workload, and one
 # small enough for the unbatched kernels, whose every migrated page sends
-# an IPI to each other vCPU (vanilla 6.1 under TCG on 2026-12-06: migrate
-# 99 pages/s at 4 vCPUs and 38 at 8; compaction of 64 MiB at 8 vCPUs 436 s
-# a repetition for 4001 pages; the suite's sizes would need hours). A
+# an IPI to each other vCPU (on vanilla 6.1 under TCG the suite's sizes
+# would need hours; measured: docs/results/2026-12-06-bench-vm-stopped.md). A
 # small compaction size is no way out: 64 MiB left 6.12's patched and
 # stock kernels at 2 and 4 vCPUs with no page migrated (the kept pages lay
 # past the point where compaction's scanners met), while the whole node
@@ -54,10 +53,11 @@
 #   table; 0: neither), BENCH_BOOTS (2-vCPU boots per kernel, default 1;
 #   N > 1: the variants boot in turns N times, <base>-<variant>[-seeds]-bootK.json
 #   keep each boot's documents, and <base>-<variant>[-seeds].json hold the
-#   boots' medians, one value per boot, so compare judges across boots: on
-#   2026-12-06 two 6.12 rates at 2 vCPUs differed by 34 % and 54 % between
-#   twins whose batch sizes are the same, a shift that lasted the whole
-#   boot), PROOF_* (see bench-proof.sh), VMTEST_* (see vmtest).
+#   boots' medians, one value per boot, so compare judges across boots: two
+#   6.12 rates at 2 vCPUs once differed between twins whose batch sizes are
+#   the same, a shift that lasted the whole boot; measured:
+#   docs/results/2026-12-06-bench-vm.md), PROOF_* (see bench-proof.sh),
+#   VMTEST_* (see vmtest).
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -128,10 +128,10 @@ t0=$SECONDS
 load_start=$(cut -d' ' -f1-3 /proc/loadavg)
 # The order of the boots: per base, first every variant's 2-vCPU suite
 # boot, one after the other, whose rates are compared; then the scaling
-# boots, a vCPU count at a time, each count's variants side by side. On
-# 2026-12-06 each kernel ran all its boots in a row, and the first 2-vCPU
-# boot, right after a build, came out slower than its twin in fault,
-# munmap and numa-hinting.
+# boots, a vCPU count at a time, each count's variants side by side. When
+# each kernel ran all its boots in a row, the first 2-vCPU boot, right after
+# a build, came out slower than its twin in fault, munmap and numa-hinting
+# (measured: docs/results/2026-12-06-bench-vm-stopped.md).
 declare -A kernels=()
 for base in $bases; do
 	for variant in $variants; do
