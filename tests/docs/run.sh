@@ -1,6 +1,7 @@
 #!/bin/bash
-# `make check-docs`: every fenced block of README.md and docs/**/*.md (not
-# docs/man/) is run, or the test fails; and every relative link resolves.
+# `make check-docs`: every fenced block of README.md, CONTRIBUTING.md and
+# docs/**/*.md (not docs/man/) is run, or the test fails; and every relative
+# link resolves.
 #
 # A block's info string says how it runs:
 #   ```sh [status=N[,N]]   on the fake host: a private mount namespace where
@@ -54,7 +55,8 @@
 # (the identity file of the build whose packages the host blocks install,
 # default $OUT/build/6.12-guest/mmbatch-build.env: META_DEB, IMAGE_DEB,
 # MMBATCHD_DEB), DOCS_PKG_DIR (instead: a directory holding those packages,
-# found by name), DOCS_FILES (default: README.md and docs/**/*.md).
+# found by name), DOCS_FILES (default: README.md, CONTRIBUTING.md and
+# docs/**/*.md).
 # Needs root (mount namespaces, chroot).
 set -eu
 
@@ -90,7 +92,7 @@ mkdir -p "$T/blocks"
 if [ -n "${DOCS_FILES:-}" ]; then
 	read -r -a docs <<<"$DOCS_FILES"
 else
-	docs=(README.md)
+	docs=(README.md CONTRIBUTING.md)
 	while IFS= read -r f; do docs+=("$f"); done < <(cd "$TOP" && find docs -name '*.md' -not -path 'docs/man/*' | LC_ALL=C sort)
 fi
 
