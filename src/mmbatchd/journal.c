@@ -10,6 +10,9 @@
 #include <unistd.h>
 
 #include "knob.h"
+#include "knob_change.h"
+#include "log.h"
+#include "plan.h"
 
 #define JOURNAL_HEADER "# mmbatchd journal v2"
 #define JOURNAL_MAX_BYTES (1024 * 1024)
@@ -225,4 +228,65 @@ int journal_remove(const char *state_dir)
 		r = -errno;
 	free(path);
 	return r;
+}
+
+static bool plan_has(const struct plan *pl, const char *path)
+{
+	for (size_t i = 0; pl && i < pl->n; i++)
+		if (!pl->items[i].absent && strcmp(pl->items[i].k->path, path) == 0)
+			return true;
+	return false;
+}
+
+int journal_restore(const struct journal *j, const char *root, const struct plan *keep, struct mb_error *err)
+{
+	char **real = xcalloc(j->n, sizeof(char *));
+	int r = 0, written = 0, failed = 0;
+
+	/* First every entry, then any write: a tampered journal writes nothing. */
+	for (size_t i = 0; i < j->n && r == 0; i++) {
+		const char *why = NULL;
+
+		r = knob_resolve(root, j->entries[i].path, &real[i], &why);
+		if (r == -ENOENT) {
+			log_warning("journal names '%s%s', which no longer exists, ignoring", root, j->entries[i].path);
+			r = 0;
+		} else if (r < 0)
+			mb_error_set(err, "journal", 0, 0, "refusing to restore '%s': %s", j->entries[i].path,
+				     r == -EPERM ? why : strerror(-r));
+	}
+	for (size_t i = j->n; r == 0 && i-- > 0;) {
+		const struct journal_entry *e = &j->entries[i];
+		char raw[KNOB_VALUE_MAX], canon[KNOB_VALUE_MAX], *name;
+		int w;
+
+		if (!real[i] || plan_has(keep, e->path))
+			continue;
+		name = knob_display_name(e->path);
+		w = knob_read(real[i], raw, sizeof(raw));
+		if (w == 0 && knob_matches(e->path, raw, e->value)) {
+			free(name);
+			continue;
+		}
+		knob_canonical(e->path, w == 0 ? raw : "?", canon, sizeof(canon));
+		w = knob_write_checked(e->path, real[i], e->value);
+		if (w < 0) {
+			log_error("restoring '%s' to (%s) failed: %s", name, e->value, strerror(-w));
+			failed++;
+		} else {
+			knob_log_change(root, name, e->path, canon, e->value, "restored");
+			written++;
+		}
+		free(name);
+	}
+	for (size_t i = 0; i < j->n; i++)
+		free(real[i]);
+	free(real);
+	if (r < 0)
+		return r;
+	if (failed) {
+		mb_error_set(err, "journal", 0, 0, "%d value(s) could not be restored", failed);
+		return -EIO;
+	}
+	return written;
 }

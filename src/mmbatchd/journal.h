@@ -78,4 +78,12 @@ int journal_remove(const char *state_dir);
 struct journal *journal_new(const char *profile, const char *boot_id);
 void journal_free(struct journal *j);
 
+struct plan;
+
+/* Restores every journal entry (except those keep names, when keep is not
+ * NULL) under root. Every entry is re-checked against the allowlist first:
+ * one bad entry and nothing is written (-EPERM). Returns the number of
+ * knobs written, or a negative errno after trying them all. */
+int journal_restore(const struct journal *j, const char *root, const struct plan *keep, struct mb_error *err);
+
 #endif

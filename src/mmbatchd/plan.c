@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
+#include "knob_change.h"
 #include "log.h"
 #include "value_schema.h"
 
@@ -115,31 +116,6 @@ void plan_print(const struct plan *pl, FILE *f)
 			drain_method_name(pl->drain_method));
 }
 
-/* Writes value and reads it back: a knob that silently keeps another value
- * (a kernel that clamps or ignores it) counts as a failed write. */
-static int write_checked(const char *path, const char *real, const char *value)
-{
-	char raw[KNOB_VALUE_MAX];
-	int r;
-
-	r = knob_write(real, value);
-	if (r < 0)
-		return r;
-	r = knob_read(real, raw, sizeof(raw));
-	if (r < 0)
-		return r;
-	return knob_matches(path, raw, value) ? 0 : -EREMOTEIO;
-}
-
-static void log_change(const char *root, const char *name, const char *path, const char *from, const char *to,
-		       const char *why)
-{
-	char *undo = knob_undo_line(root, path, from);
-
-	log_notice("'%s' (%s) -> (%s) %s; undo: %s", name, from, to, why, undo);
-	free(undo);
-}
-
 /* A dangerous value (value_schema.h) the profile opted into: a warning,
  * so that it stands out in the journal beside the notice of the change. */
 static void log_dangerous(const struct plan_item *it)
@@ -185,13 +161,13 @@ int plan_apply(const struct plan *pl, const char *state_dir, struct journal **jo
 
 		if (it->absent || !it->change)
 			continue;
-		r = write_checked(it->k->path, it->real, it->k->value);
+		r = knob_write_checked(it->k->path, it->real, it->k->value);
 		if (r < 0) {
 			mb_error_set(err, it->k->mark.file, it->k->mark.line, it->k->mark.col, "writing '%s' to '%s' failed: %s",
 				     it->k->value, it->name, r == -EREMOTEIO ? "the kernel kept another value" : strerror(-r));
 			break;
 		}
-		log_change(pl->root, it->name, it->k->path, it->original, it->k->value, "applied");
+		knob_log_change(pl->root, it->name, it->k->path, it->original, it->k->value, "applied");
 		if (it->k->dangerous)
 			log_dangerous(it);
 		changed++;
@@ -207,10 +183,10 @@ int plan_apply(const struct plan *pl, const char *state_dir, struct journal **jo
 
 		if (it->absent || !it->change)
 			continue;
-		if (write_checked(it->k->path, it->real, it->original) < 0)
+		if (knob_write_checked(it->k->path, it->real, it->original) < 0)
 			log_error("restoring '%s' to (%s) failed, it is still recorded in the journal", it->name, it->original);
 		else if (i != done)
-			log_change(pl->root, it->name, it->k->path, it->k->value, it->original, "restored after failed apply");
+			knob_log_change(pl->root, it->name, it->k->path, it->k->value, it->original, "restored after failed apply");
 	}
 	if (fresh) {
 		(void)journal_remove(state_dir);
@@ -240,65 +216,4 @@ int plan_verify(const struct plan *pl, FILE *f)
 		drifted++;
 	}
 	return drifted;
-}
-
-static bool plan_has(const struct plan *pl, const char *path)
-{
-	for (size_t i = 0; pl && i < pl->n; i++)
-		if (!pl->items[i].absent && strcmp(pl->items[i].k->path, path) == 0)
-			return true;
-	return false;
-}
-
-int journal_restore(const struct journal *j, const char *root, const struct plan *keep, struct mb_error *err)
-{
-	char **real = xcalloc(j->n, sizeof(char *));
-	int r = 0, written = 0, failed = 0;
-
-	/* First every entry, then any write: a tampered journal writes nothing. */
-	for (size_t i = 0; i < j->n && r == 0; i++) {
-		const char *why = NULL;
-
-		r = knob_resolve(root, j->entries[i].path, &real[i], &why);
-		if (r == -ENOENT) {
-			log_warning("journal names '%s%s', which no longer exists, ignoring", root, j->entries[i].path);
-			r = 0;
-		} else if (r < 0)
-			mb_error_set(err, "journal", 0, 0, "refusing to restore '%s': %s", j->entries[i].path,
-				     r == -EPERM ? why : strerror(-r));
-	}
-	for (size_t i = j->n; r == 0 && i-- > 0;) {
-		const struct journal_entry *e = &j->entries[i];
-		char raw[KNOB_VALUE_MAX], canon[KNOB_VALUE_MAX], *name;
-		int w;
-
-		if (!real[i] || plan_has(keep, e->path))
-			continue;
-		name = knob_display_name(e->path);
-		w = knob_read(real[i], raw, sizeof(raw));
-		if (w == 0 && knob_matches(e->path, raw, e->value)) {
-			free(name);
-			continue;
-		}
-		knob_canonical(e->path, w == 0 ? raw : "?", canon, sizeof(canon));
-		w = write_checked(e->path, real[i], e->value);
-		if (w < 0) {
-			log_error("restoring '%s' to (%s) failed: %s", name, e->value, strerror(-w));
-			failed++;
-		} else {
-			log_change(root, name, e->path, canon, e->value, "restored");
-			written++;
-		}
-		free(name);
-	}
-	for (size_t i = 0; i < j->n; i++)
-		free(real[i]);
-	free(real);
-	if (r < 0)
-		return r;
-	if (failed) {
-		mb_error_set(err, "journal", 0, 0, "%d value(s) could not be restored", failed);
-		return -EIO;
-	}
-	return written;
 }

@@ -1,4 +1,5 @@
-/* Plans, applies, verifies and restores knob values.
+/* Plans, applies and verifies knob values (journal_restore(), journal.h,
+ * puts the originals back).
  *
  * plan_new() is the second half of validation: it resolves every knob under
  * --root (allowlist, symlinks), checks it exists (unless optional), is
@@ -50,11 +51,5 @@ int plan_apply(const struct plan *pl, const char *state_dir, struct journal **jo
 /* Prints every knob whose live value differs from the target; returns how
  * many (or a negative errno when a knob cannot be read). */
 int plan_verify(const struct plan *pl, FILE *f);
-
-/* Restores every journal entry (except those keep names, when keep is not
- * NULL) under root. Every entry is re-checked against the allowlist first:
- * one bad entry and nothing is written (-EPERM). Returns the number of
- * knobs written, or a negative errno after trying them all. */
-int journal_restore(const struct journal *j, const char *root, const struct plan *keep, struct mb_error *err);
 
 #endif
