@@ -49,7 +49,7 @@ PHONY :=
 # in docs/developing/testing.md (in a full run, also a listed build that no
 # stage made).
 CHECK_STAGES := harness deps \
-	'pipeline|chroots,daemon-unit-file,canary-ctl,daemon,daemon-san,daemon-valgrind,daemon-fuzz,bench,bench-san' \
+	'pipeline|chroots,daemon-unit-file,lint,canary-ctl,daemon,daemon-san,daemon-valgrind,daemon-fuzz,bench,bench-san' \
 	'repo,sign,vm,canary-vm|prebuild,packages,rebase,docs,distcc,rollout' \
 	builds
 

@@ -251,6 +251,6 @@ expect_eq "mmbatchctl --version extra: exit status (bad input)" 2 "$rc"
 . "$TOP/tests/canary/negative.sh"
 # shellcheck disable=SC2016 # the $ are mmbatchctl's
 negative "no grub-set-default at arming" 's/^\tif ! "\$(grub_tool set-default)" --boot-directory="\$boot_dir" "\$prev_entry" ||$/\tif ! true ||/'
-# shellcheck disable=SC2016
+# shellcheck disable=SC2016 # the $ are mmbatchctl's
 negative "no crash guard at arming" 's/^\tif ! guard_write "\$kver"; then$/\tif false; then/'
 test_summary

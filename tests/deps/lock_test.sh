@@ -25,6 +25,7 @@ case "$before" in "install ok installed "*) ;; *) echo "ERROR: $TEST_NAME: $pkg 
 scratch
 holder_pid=
 stop_holder() { [ -z "$holder_pid" ] || { kill "$holder_pid" 2>/dev/null || true; wait "$holder_pid" 2>/dev/null || true; }; holder_pid=; }
+# shellcheck disable=SC2034 # run by tests/lib/assert.sh's EXIT trap
 cleanup_hook=stop_holder
 echo "$pkg" > "$T/list.txt"
 mkdir "$T/stub"

@@ -152,7 +152,7 @@ expect_contains "the build dir starts as a copy of the guest build" "$build star
 new_cc='distcc gcc'
 # shellcheck disable=SC2016 # make's $(CC), not the shell's
 old_cc=$(sed -n 's/^ifneq "\$(CC)" "\(.*\)"$/\1/p' "$build/include/config/auto.conf.cmd")
-# shellcheck disable=SC2016
+# shellcheck disable=SC2016 # make's $(CC_VERSION_TEXT), not the shell's
 old_ver=$(sed -n 's/^ifneq "\$(CC_VERSION_TEXT)" "\(.*\)"$/\1/p' "$build/include/config/auto.conf.cmd")
 # As the top Makefile computes it (CC_VERSION_TEXT).
 new_ver=$(LC_ALL=C DISTCC_DIR="$T/distcc-client" $new_cc --version 2>/dev/null | head -n 1 | tr -d '#')

@@ -58,6 +58,7 @@ one pass 'step s true >/dev/null; pass stepped';  one fail 'step s false || fail
 # A skip is counted apart and never as a pass.
 capture rc bash -c ". '$TOP/tests/lib/assert.sh'; TEST_NAME=probe; skip thing 'no tool'"
 expect_eq "a lone skip exits" 0 "$rc"
+# shellcheck disable=SC2154 # rc_out is set by capture (printf -v)
 expect_match "the skip is reported" '^  SKIP: thing: no tool$' "$rc_out"
 expect_match "the summary counts it as skipped, not passed" '^probe: 0 passed, 0 failed, 1 skipped$' "$rc_out"
 
@@ -71,6 +72,7 @@ probe: failed: two
 probe: 2 assertion(s) failed" "$(grep '^probe: ' <<< "$rc_out")"
 
 # The selector: STAGE, STAGE/TEST, globs; nothing selected outside ONLY.
+# shellcheck disable=SC2034 # read by selected (tests/lib/assert.sh)
 sel() { (TEST_STAGE=$1 ONLY=$2; selected "$3" && echo yes || echo no); }
 expect_eq "no ONLY selects all" yes "$(unset ONLY; TEST_STAGE=daemon selected x && echo yes || echo no)"
 expect_eq "ONLY=daemon selects its tests" yes "$(sel daemon daemon security_test)"
@@ -89,7 +91,7 @@ cat >"$T/bad_test.sh" <<'T2'
 . "$TOP/tests/lib/assert.sh"; TEST_NAME=bad_test; pass a; fail b
 T2
 runner() {
-	(cd "$T" && TOP=$TOP TEST_STAGE=st ONLY=$1 bash -c ". '$TOP/tests/lib/assert.sh'; TEST_NAME=st
+	(cd "$T" && export TOP && TEST_STAGE=st ONLY=$1 bash -c ". '$TOP/tests/lib/assert.sh'; TEST_NAME=st
 		run_test good_test bash good_test.sh; run_test bad bash bad_test.sh
 		run_test --summary quiet true; run_summary st" 2>&1)
 }

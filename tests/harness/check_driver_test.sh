@@ -53,7 +53,7 @@ EOF
 chmod +x "$T/fake-make"
 
 step "two stages, one failing"
-rc=0; MAKE=$T/fake-make CHECK_TIMES_LOG=$T/times.log ONLY= \
+rc=0; MAKE=$T/fake-make CHECK_TIMES_LOG=$T/times.log ONLY='' \
 	"$TOP/tools/check.sh" good bad after >"$T/out" 2>&1 || rc=$?
 expect_status "a failed stage fails check" 1 "$rc"
 expect_match "the good stage is timed" '^==> stage good: ok in [0-9]+ s \(cpu [0-9]+ s\)$' "@$T/out"
@@ -67,7 +67,7 @@ expect_match "the total" ' all FAILED [0-9]+ [0-9]+$' "@$T/times.log"
 
 step "lanes side by side"
 rm -f "$T/events"
-rc=0; MAKE=$T/fake-make CHECK_TIMES_LOG=$T/lanes.log CHECK_LOG_DIR=$T/logs CHECK_NICE=7 ONLY= \
+rc=0; MAKE=$T/fake-make CHECK_TIMES_LOG=$T/lanes.log CHECK_LOG_DIR=$T/logs CHECK_NICE=7 ONLY='' \
 	"$TOP/tools/check.sh" first 'meet,burn,bad,niceness1|slow2,slow3,niceness2' last >"$T/lanes" 2>&1 || rc=$?
 expect_status "a failed stage in a lane fails check" 1 "$rc"
 expect_line "every stage counted" "check: 8 passed, 1 failed, 0 not selected" "@$T/lanes"
@@ -91,10 +91,10 @@ expect_eq "the stage after the lanes starts after both" "start last" "$(tail -n 
 
 step "CHECK_LANES=1: one lane after the other"
 rm -f "$T/events"
-rc=0; MAKE=$T/fake-make MEET_TENTHS=20 CHECK_TIMES_LOG= CHECK_LANES=1 CHECK_LOG_DIR=$T/logs1 ONLY= \
+rc=0; MAKE=$T/fake-make MEET_TENTHS=20 CHECK_TIMES_LOG='' CHECK_LANES=1 CHECK_LOG_DIR=$T/logs1 ONLY='' \
 	"$TOP/tools/check.sh" 'meet|slow2' >"$T/serial-meet" 2>&1 || rc=$?
 expect_status "meet fails: slow2 starts only after it" 1 "$rc"
-rc=0; MAKE=$T/fake-make CHECK_TIMES_LOG= CHECK_LANES=1 CHECK_LOG_DIR=$T/logs1 ONLY= \
+rc=0; MAKE=$T/fake-make CHECK_TIMES_LOG='' CHECK_LANES=1 CHECK_LOG_DIR=$T/logs1 ONLY='' \
 	"$TOP/tools/check.sh" 'slow1,slow2|slow3' >"$T/serial" 2>&1 || rc=$?
 expect_status "passes" 0 "$rc"
 expect_eq "in order, output live" "out of slow1|end of slow1|out of slow2|end of slow2|out of slow3|end of slow3" \
@@ -102,7 +102,7 @@ expect_eq "in order, output live" "out of slow1|end of slow1|out of slow2|end of
 expect_absent "no logs" "$T/logs1"
 
 step "ONLY inside lanes"
-rc=0; MAKE=$T/fake-make CHECK_TIMES_LOG= CHECK_LOG_DIR=$T/logs2 ONLY='slow3 bad' \
+rc=0; MAKE=$T/fake-make CHECK_TIMES_LOG='' CHECK_LOG_DIR=$T/logs2 ONLY='slow3 bad' \
 	"$TOP/tools/check.sh" 'slow1,bad|slow2,slow3' >"$T/only-lanes" 2>&1 || rc=$?
 expect_status "the selected bad stage fails" 1 "$rc"
 expect_line "the summary" "check: 1 passed, 1 failed, 2 not selected" "@$T/only-lanes"
@@ -110,27 +110,27 @@ expect_match "beside names only the selected stages" '^==> stage slow3: start [0
 
 step "bad steps and knobs"
 for bad in 'a||b' 'a,|b' '|a' 'A' 'a b'; do
-	rc=0; MAKE=$T/fake-make CHECK_TIMES_LOG= "$TOP/tools/check.sh" "$bad" >"$T/bad" 2>&1 || rc=$?
+	rc=0; MAKE=$T/fake-make CHECK_TIMES_LOG='' "$TOP/tools/check.sh" "$bad" >"$T/bad" 2>&1 || rc=$?
 	expect_status "step '$bad' refused" 2 "$rc"
 	expect_contains "step '$bad' named" "'$bad' is not a stage" "@$T/bad"
 done
-rc=0; MAKE=$T/fake-make CHECK_TIMES_LOG= CHECK_LANES=2 "$TOP/tools/check.sh" good >"$T/bad" 2>&1 || rc=$?
+rc=0; MAKE=$T/fake-make CHECK_TIMES_LOG='' CHECK_LANES=2 "$TOP/tools/check.sh" good >"$T/bad" 2>&1 || rc=$?
 expect_status "CHECK_LANES=2 refused" 2 "$rc"
 expect_contains "named" "CHECK_LANES='2'" "@$T/bad"
 for n in 20 -1 x; do
-	rc=0; MAKE=$T/fake-make CHECK_TIMES_LOG= CHECK_NICE=$n "$TOP/tools/check.sh" good >"$T/bad" 2>&1 || rc=$?
+	rc=0; MAKE=$T/fake-make CHECK_TIMES_LOG='' CHECK_NICE=$n "$TOP/tools/check.sh" good >"$T/bad" 2>&1 || rc=$?
 	expect_status "CHECK_NICE=$n refused" 2 "$rc"
 	expect_contains "named" "CHECK_NICE='$n'" "@$T/bad"
 done
 
 step "ONLY selects"
-rc=0; MAKE=$T/fake-make CHECK_TIMES_LOG= ONLY='good/some-test' \
+rc=0; MAKE=$T/fake-make CHECK_TIMES_LOG='' ONLY='good/some-test' \
 	"$TOP/tools/check.sh" good bad >"$T/only" 2>&1 || rc=$?
 expect_status "only the good stage" 0 "$rc"
 expect_line "the summary" "check: 1 passed, 0 failed, 1 not selected" "@$T/only"
 
 step "ONLY naming no stage"
-rc=0; MAKE=$T/fake-make CHECK_TIMES_LOG= ONLY=nothing \
+rc=0; MAKE=$T/fake-make CHECK_TIMES_LOG='' ONLY=nothing \
 	"$TOP/tools/check.sh" good >"$T/none" 2>&1 || rc=$?
 expect_status "no stage selected is an error" 2 "$rc"
 expect_contains "says so" "names no stage of: good" "@$T/none"
@@ -160,7 +160,7 @@ expect_status "a builds log that cannot be made stops check" 2 "$rc"
 expect_contains "naming it" "cannot create the builds log /proc/mmbatch-none/builds.tsv" "@$T/env-bad"
 
 step "an unwritable log does not fail check"
-rc=0; MAKE=$T/fake-make CHECK_TIMES_LOG=/proc/mmbatch-none/times.log ONLY= \
+rc=0; MAKE=$T/fake-make CHECK_TIMES_LOG=/proc/mmbatch-none/times.log ONLY='' \
 	"$TOP/tools/check.sh" good >"$T/ro" 2>&1 || rc=$?
 expect_status "check passes" 0 "$rc"
 

@@ -284,10 +284,10 @@ selected() {
 		*/*)
 			# shellcheck disable=SC2254 # the words are globs
 			case $stage in ${w%%/*}) ;; *) [ -z "$stage" ] || continue ;; esac
-			# shellcheck disable=SC2254
+			# shellcheck disable=SC2254 # the words are globs
 			case $1 in ${w#*/}) return 0 ;; esac ;;
 		*)
-			# shellcheck disable=SC2254
+			# shellcheck disable=SC2254 # the words are globs
 			case $stage in $w) return 0 ;; esac ;;
 		esac
 	done

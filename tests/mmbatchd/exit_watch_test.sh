@@ -60,6 +60,7 @@ stop_daemon() {
 	wait "$daemon_pid" 2>/dev/null || true
 	daemon_pid=
 }
+# shellcheck disable=SC2034 # run by tests/lib/assert.sh's EXIT trap
 cleanup_hook=stop_daemon
 
 # Under systemd (INVOCATION_ID) the daemon would log to the journal instead.

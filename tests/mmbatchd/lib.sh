@@ -101,4 +101,5 @@ stop_daemon() {
 }
 
 kill_daemon_hook() { [ -n "${DAEMON_PID:-}" ] && kill -9 "$DAEMON_PID" 2>/dev/null; return 0; }
+# shellcheck disable=SC2034 # run by tests/lib/assert.sh's EXIT trap
 cleanup_hook=kill_daemon_hook

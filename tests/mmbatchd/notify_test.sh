@@ -15,6 +15,7 @@ printf 'sysctl:\n  vm.swappiness: 10\n' > "$PROFILES/p.yaml"
 "$listen" "$T/notify.sock" "$T/notify.log" &
 listener=$!
 kill_all() { kill -9 $listener 2>/dev/null; wait $listener 2>/dev/null; kill_daemon_hook; }
+# shellcheck disable=SC2034 # run by tests/lib/assert.sh's EXIT trap
 cleanup_hook=kill_all
 for _ in $(seq 100); do [ -S "$T/notify.sock" ] && break; sleep 0.05; done
 

@@ -32,6 +32,7 @@ if [ -d /dev/shm ] && [ "$(stat -f -c %T /dev/shm)" = tmpfs ]; then
 	cp -a "$ROOT/." "$shm_root/" && rm -rf "$ROOT" && ROOT=$shm_root
 fi
 hook() { kill_daemon_hook; [ -z "$shm_root" ] || rm -rf "$shm_root"; }
+# shellcheck disable=SC2034 # run by tests/lib/assert.sh's EXIT trap
 cleanup_hook=hook
 fake_knob proc/sys/vm/swappiness 60
 # Every allowed key whose schema takes 0..12 (--list-keys' values column),
@@ -52,7 +53,7 @@ cpu_ticks() { local f; read -r -a f < "/proc/$1/stat" || return 1; echo $((f[13]
 # the daemon's exit) and cpu (the daemon's CPU seconds in that time, sampled
 # every 10 ms until it exits).
 hup_term() {
-	local t0 i c0 c c_last
+	local t0 c0 c c_last
 	cp "$PROFILES/small.yaml" "$PROFILES/p.yaml"
 	: > "$T/daemon.log"
 	start_daemon "$PROFILES/p.yaml"
@@ -62,7 +63,7 @@ hup_term() {
 	t0=$(now)
 	kill -HUP "$DAEMON_PID"
 	kill -TERM "$DAEMON_PID"
-	for i in $(seq 3000); do
+	for _ in $(seq 3000); do
 		c=$(cpu_ticks "$DAEMON_PID" 2>/dev/null) || break
 		c_last=$c
 		sleep 0.01

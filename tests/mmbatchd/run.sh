@@ -38,6 +38,7 @@ suite)
 	exec "$TOP/tests/lib/run-suite.sh" "$TEST_STAGE" "$MBD_UNIT_DIR" "$here"
 	;;
 valgrind|fuzz)
+	# shellcheck disable=SC2034 # read by tests/lib/assert.sh
 	TEST_NAME=$TEST_STAGE
 	# shellcheck source=../lib/assert.sh
 	. "$TOP/tests/lib/assert.sh"

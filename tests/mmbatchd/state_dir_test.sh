@@ -73,6 +73,7 @@ rm -rf "$STATE/mmbatchd"
 fake_knob proc/sys/vm/swappiness 10
 journal_of 60 > "$STATE/journal"; chmod 0600 "$STATE/journal"
 capture rc "$MMBATCHD" --rollback --root "$ROOT" --state-dir "$STATE"
+# shellcheck disable=SC2154 # rc_out is set by capture (printf -v)
 expect_ok "--rollback of an old journal" "$rc" "$rc_out"
 expect_eq "swappiness after it" 60 "$(knob proc/sys/vm/swappiness)"
 expect_absent "old journal gone" "$STATE/journal"

@@ -14,6 +14,7 @@ setup
 
 tmp_dir=
 hook() { kill_daemon_hook; [ -z "$tmp_dir" ] || rm -rf "$tmp_dir"; }
+# shellcheck disable=SC2034 # run by tests/lib/assert.sh's EXIT trap
 cleanup_hook=hook
 
 fake_knob proc/sys/vm/swappiness 60

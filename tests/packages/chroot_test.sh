@@ -47,6 +47,7 @@ unmount_root() {
 	rm -rf --one-file-system "$T"
 	T=
 }
+# shellcheck disable=SC2034 # run by tests/lib/assert.sh's EXIT trap
 cleanup_hook=unmount_root
 
 t0=$SECONDS

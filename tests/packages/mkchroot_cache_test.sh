@@ -10,6 +10,7 @@
 #     nothing written.
 # Reads: OUT.
 set -eu
+# shellcheck disable=SC2034 # read by tests/lib/assert.sh (sourced through lib.sh)
 TEST_NAME=mkchroot_cache_test
 . "$(dirname "$0")/lib.sh"
 mkchroot=$TOP/tools/pkg/mkchroot.sh

@@ -41,6 +41,7 @@ set -eu
 usage() { echo "usage: PKG_TEST_BUILDS='out/build/<name>/mmbatch-build.env ...' run.sh" >&2; exit 2; }
 [ $# -eq 0 ] || usage
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck disable=SC2034 # read by tests/lib/assert.sh (sourced through lib.sh)
 TEST_NAME=${TEST_STAGE:-packages}
 . "$here/lib.sh"
 
@@ -100,6 +101,7 @@ contents_rejects() {
 	copy=$T/mmbatch-build.env
 	cp "$1" "$copy"
 	bid_update "$copy" IMAGE_DEB="$T/out/$(basename "$image")"
+	# shellcheck disable=SC2154 # test_failures is set by tests/lib/assert.sh (sourced through lib.sh)
 	local failures=$test_failures
 	capture crc "$here/contents_test.sh" "$copy"
 	# Shown indented: the broken copy's own summary is not this stage's.

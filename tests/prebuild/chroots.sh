@@ -51,8 +51,8 @@ check_tarball() {
 base_pkgs="systemd-sysv dracut kmod linux-base libyaml-0-2 libjansson4"
 # shellcheck disable=SC2086 # the lists are words
 check_tarball bookworm bookworm 12 "" $base_pkgs
-# shellcheck disable=SC2086
+# shellcheck disable=SC2086 # the lists are words
 check_tarball trixie trixie 13 "" $base_pkgs
-# shellcheck disable=SC2086
+# shellcheck disable=SC2086 # the lists are words
 check_tarball rpmhost bookworm 12 "$RPMHOST_MKCHROOT_EXTRA" $base_pkgs rpm dnf
 test_summary

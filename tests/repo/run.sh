@@ -40,6 +40,7 @@ set -eu
 usage() { echo "usage: BUILD=out/build/6.12-guest/mmbatch-build.env run.sh" >&2; exit 2; }
 [ $# -eq 0 ] || usage
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck disable=SC2034 # read by tests/lib/assert.sh (sourced through lib.sh)
 TEST_NAME=${TEST_STAGE:-repo}
 . "$here/lib.sh"
 if [ -z "${BUILD:-}" ]; then

@@ -52,6 +52,7 @@ usage() { echo "usage: MMBATCHD=BIN run.sh UNIT_FILE..." >&2; exit 2; }
 [ $# -ge 1 ] || usage
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
+# shellcheck disable=SC2034 # read by tests/lib/assert.sh (its scratch dir fallback when OUT is unset)
 TOP=$top
 OUT=${OUT:-$top/out}
 export OUT
@@ -65,6 +66,7 @@ done
 # The stage ONLY's STAGE/TEST words are matched against (default
 # daemon-unit-file).
 TEST_STAGE=${TEST_STAGE:-daemon-unit-file}
+# shellcheck disable=SC2034 # read by tests/lib/assert.sh
 TEST_NAME=$TEST_STAGE
 # shellcheck source=../lib/assert.sh
 . "$top/tests/lib/assert.sh"

@@ -329,7 +329,6 @@ vm_expect_match "metrics file content" "*mmbatchd_up 1*" "$(cat "$prom_dir/mmbat
 # What the daemon said of its metrics file, and the profile's last lines.
 journalctl -b -u mmbatchd.service -o cat --no-pager 2>&1 | grep -iE 'metric|warn' | tail -n 5 | sed 's/^/    | /'
 tail -n 3 "$profile" | sed 's/^/    | /'
-in_unit() { nsenter -t "$main_pid" -m -- "$@"; }
 vm_expect "write in $prom_dir from inside mmbatchd.service" ok \
 	"$(in_unit sh -c ": > $prom_dir/.vmtest && rm $prom_dir/.vmtest" 2>&1 && echo ok)"
 vm_expect_match "write in /var/lib/prometheus from inside mmbatchd.service" "*Read-only file system*" \

@@ -170,11 +170,11 @@ if [ "$mode" != full ]; then
 		cpus=${VM_DEBUG_CPUS:-2}
 		guest_env="GUEST_CPUS=$cpus ST_LIST=${st_list##*/}"
 		boot=(--timeout "${VM_DEBUG_TIMEOUT:-900}" --mem "${VM_DEBUG_MEM:-3072}" --cpus "$cpus")
-		# shellcheck disable=SC2089
+		# shellcheck disable=SC2089 # the quotes are for the guest's sh (vmtest joins the command's words)
 		guest_env+=" DEBUG_GUEST=1 INTEGRITY_ARGS='${VM_DEBUG_INTEGRITY:---seconds 8 --reps 2}' INTEGRITY_MIN_PAGES=${VM_DEBUG_MIGRATIONS:-10000} INTEGRITY_KINDS_SECONDS=${VM_DEBUG_KINDS_SECONDS:-6}"
 	fi
 	echo "$TEST_NAME: booting (drain knob in the series: $drain; ${boot[*]}${guest_env:+; $guest_env})"
-	# shellcheck disable=SC2090
+	# shellcheck disable=SC2090 # guest_env's quotes are for the guest's sh, not this one
 	# log_buf_len: the selftests' kernel messages must not wrap the log the
 	# splat scan reads from its first line.
 	"$vmtools/vmtest" boot "$image" --initramfs "$initramfs" "${boot[@]}" --append log_buf_len=8M \

@@ -148,6 +148,7 @@ expect_line "st_run: without it, the figure is in the name (the twins' names dif
 	"selftest-case mrtest Success_reaping_a_child_with_2MB_of_memory_allocations pass -" "@$T/st.out"
 
 # --repeat takes 1 to 99 runs of each test, and a bad count boots nothing.
+# shellcheck disable=SC2154 # r and r_out are set by capture (printf -v)
 for bad in 0 100 x; do
 	capture r "$TOP/tools/peer/selftests-run.sh" --repeat "$bad" "$T/no-such-build.env"
 	expect_status "selftests-run --repeat $bad is refused" 2 "$r"
@@ -173,7 +174,9 @@ rows "6.1 vanilla 0 v migration pass 200 ok" "6.1 vanilla 0 v migration/migratio
 	"6.1 mmbatch 0 p migration pass 190 ok" "6.1 mmbatch 0 p migration/migration.shared_anon fail - x" \
 	"6.1 mmbatch 0 p extra pass 1 ok"
 cmp_run
+# shellcheck disable=SC2154 # crc is set by capture in cmp_run (printf -v)
 expect_status "compare: patched passes all vanilla passes" 0 "$crc"
+# shellcheck disable=SC2154 # crc_out is set by capture in cmp_run (printf -v)
 expect_line "compare: a case failing on both is listed" "fails on both: p and v: migration/migration.shared_anon" "$crc_out"
 rows "6.1 vanilla 0 v migration pass 200 ok" "6.1 vanilla 0 v compaction_test pass 20 ok" \
 	"6.1 mmbatch 0 p migration pass 190 ok" "6.1 mmbatch 0 p compaction_test skip 20 no hugepages"

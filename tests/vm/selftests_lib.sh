@@ -20,7 +20,7 @@
 # test is listed, never counted as passed).
 
 # vm_tmp and the counters come from lib.sh, sourced first.
-# shellcheck disable=SC2154
+# shellcheck disable=SC2154 # vm_tmp and the counters are lib.sh's (sourced first)
 st_here=$(pwd)
 
 # st_setup: what the tests expect of the system (run_vmtests.sh does the same).
@@ -38,7 +38,7 @@ st_setup() {
 st_run() {
 	_n=$1 _lim=$2 _fl=$3 _dir=$4
 	shift 4
-	_bounded=0 _huge=0 _failcount=0 _knobs= _casemask=
+	_bounded=0 _huge=0 _failcount=0 _knobs='' _casemask=''
 	for _f in $(echo "$_fl" | tr ',' ' '); do
 		case $_f in
 		bounded) _bounded=1 ;;

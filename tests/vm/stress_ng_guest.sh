@@ -210,7 +210,7 @@ while read -r name stressor opts; do
 		shared=$(tail -n 1 "$d/ksm.max")
 		echo "    | ksm: pages_sharing at most $shared during the run; full_scans $(cat "$ksm/full_scans")"
 		# set ksm_before's three values back (run: 2 would unmerge; the old value)
-		# shellcheck disable=SC2086
+		# shellcheck disable=SC2086 # ksm_before is three words, split on purpose
 		set -- $ksm_before
 		echo "$1" > "$ksm/run"; echo "$2" > "$ksm/pages_to_scan"; echo "$3" > "$ksm/sleep_millisecs"
 		if [ "$verdict" = pass ]; then

@@ -39,6 +39,7 @@ out=${OUT:-$here/../../out}
 
 # Not under /tmp: mmbatchd refuses a profile in a group/world-writable
 # directory (or one below such a directory).
+# shellcheck disable=SC2174 # -m is for bench-tmp alone: $out (the build output dir, usually there already) keeps the default mode
 mkdir -p -m 0755 "$out/bench-tmp"
 tmp=$(mktemp -d "$out/bench-tmp/bench-daemon.XXXXXX")
 chmod 0755 "$tmp"

@@ -156,7 +156,7 @@ kb_patch_hash() {
 # ("sha256:AB:CD:..." of the certificate), KB_SIGN_SUBJECT, KB_SIGN_KEYTYPE
 # (rsa|ec) and KB_SHASH (s<sha8>, empty without SIGN_KEY).
 kb_sign_init() {
-	KB_SIGN_KEY= KB_SIGN_FPR= KB_SIGN_SUBJECT= KB_SIGN_KEYTYPE= KB_SHASH=
+	KB_SIGN_KEY='' KB_SIGN_FPR='' KB_SIGN_SUBJECT='' KB_SIGN_KEYTYPE='' KB_SHASH=''
 	case " ${MAKEFLAGS:-} " in
 	*" KBUILD_SIGN_PIN="*)
 		kb_die "KBUILD_SIGN_PIN was given on the make command line, where ps shows it to every user: pass it in the environment instead (read -rs KBUILD_SIGN_PIN && export KBUILD_SIGN_PIN; see docs/building/signing.md)"
@@ -222,13 +222,13 @@ kb_init() {
 	if [ "${PATCHES:-1}" = 0 ]; then KB_VARIANT=vanilla tag=vanilla; fi
 	KB_XHASH=
 	if [ -n "${EXTRA_PATCHES:-}" ]; then
-		# shellcheck disable=SC2086
+		# shellcheck disable=SC2086 # EXTRA_PATCHES is a list of paths, split on purpose
 		KB_XHASH=x$(kb_patch_hash $EXTRA_PATCHES | cut -c1-8)
 	fi
 	# Extra fragments make a different kernel: its own build dir and release.
 	KB_FHASH=
 	if [ -n "${FRAGMENTS:-}" ]; then
-		# shellcheck disable=SC2086
+		# shellcheck disable=SC2086 # FRAGMENTS is a list of paths, split on purpose
 		KB_FHASH=f$(kb_patch_hash $FRAGMENTS | cut -c1-8)
 	fi
 	kb_sign_init
@@ -362,7 +362,7 @@ kb_repro_env() {
 	fi
 	SOURCE_DATE_EPOCH=$base_date
 	if [ "$KB_VARIANT" != vanilla ]; then
-		# shellcheck disable=SC2086
+		# shellcheck disable=SC2086 # both are lists of paths, split on purpose
 		for f in $KB_SERIES_FILES ${EXTRA_PATCHES:-}; do
 			d=$(kb_patch_date "$f")
 			[ "$d" -gt "$SOURCE_DATE_EPOCH" ] && SOURCE_DATE_EPOCH=$d

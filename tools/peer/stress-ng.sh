@@ -151,7 +151,7 @@ expect_match "stress-ng installed in the rootfs" '^stress-ng [^ ]+ install ok in
 timeout=${SNG_TIMEOUT:-$((900 + 9 * (secs + 60)))}
 guest_env=
 # The guest's sh reads these words (vmtest joins the command's words).
-# shellcheck disable=SC2089
+# shellcheck disable=SC2089 # the quotes are for the guest's sh
 [ -z "${SNG_ONLY:-}" ] || guest_env="SNG_ONLY='$SNG_ONLY'"
 echo "$tag: booting (cpus ${SNG_CPUS:-4}, 2 nodes, ${SNG_MEM:-3072} MiB, ${secs} s per stressor, timeout ${timeout} s${guest_env:+; $guest_env})"
 rc=0 t0=$SECONDS
@@ -160,7 +160,7 @@ rc=0 t0=$SECONDS
 # buffer (measured: docs/results/2026-12-05-peer-stress-ng.md); the log the
 # guest dumped then no longer began at boot, and the scan cannot vouch for
 # what was lost (guest_splats).
-# shellcheck disable=SC2090
+# shellcheck disable=SC2090 # guest_env's quotes are for the guest's sh, not this one
 nice -n "${SNG_NICE:-10}" "$top/tools/vmtest/vmtest" boot "$rootfs/vmlinuz" --rootfs "$rootfs/rootfs.img" \
 	--initramfs "$rootfs/initrd.img" --cpus "${SNG_CPUS:-4}" --nodes 2 --mem "${SNG_MEM:-3072}" \
 	--timeout "$timeout" --append log_buf_len=8M --log "$peer/$tag.console" \

@@ -28,7 +28,7 @@ usage() { echo "usage: kernel-deb.sh STAGE_DIR" >&2; exit 2; }
 stage=$(realpath "$1")
 
 . "$(dirname "$0")/lib.sh"
-# shellcheck disable=SC1091
+# shellcheck disable=SC1091 # build.env is in the stage (written by stage-kernel.sh), not in the tree
 . "$stage/build.env"
 export SOURCE_DATE_EPOCH
 specs=$TOP/specs/deb
