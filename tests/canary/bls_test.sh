@@ -407,6 +407,7 @@ gb_refusals() {
 ALL=(sd_arm_fail:257 sd_fallback:257 sd_pass:257 sd_cancel:257 sd_refusals:257 sd_undo:257
 	sd_arm_fail:258 sd_fallback:258 sd_pass:258 gb_cycle gb_refusals)
 suite() {
+	# shellcheck disable=SC2154 # test_failures is tests/lib/assert.sh's
 	local f0=$test_failures w
 	[ $# -gt 0 ] || set -- "${ALL[@]}"
 	for w; do

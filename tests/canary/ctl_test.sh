@@ -78,6 +78,7 @@ guard() { if [ -e "$H/$GUARD_REL" ]; then sed -n '/^\[Manager\]$/,$p' "$H/$GUARD
 
 # The whole suite against one mmbatchctl; returns the number of failures.
 suite() {
+	# shellcheck disable=SC2154 # test_failures is tests/lib/assert.sh's
 	local f0=$test_failures
 	echo "== arming $K2 while $K1 runs"
 	fresh

@@ -1,6 +1,7 @@
 #!/bin/bash
-# Every `# shellcheck disable=` directive in the repository's shell scripts
-# says why on its own line, after the codes: `# shellcheck disable=SC2154 #
+# Every `# shellcheck disable=` directive (a comment line of its own, the
+# only place the tool reads one) in the repository's shell scripts says why
+# on that line, after the codes: `# shellcheck disable=SC2154 #
 # rc_out is set by capture`. A directive without a reason is one failed check,
 # naming its file and line. Negative control first: a scratch script with a
 # bare directive must fail the same function.
@@ -12,9 +13,9 @@ scratch
 
 # bare FILE...: the directives without a reason, FILE:LINE: text.
 bare() {
-	awk '/#[ \t]*shellcheck[ \t]+disable=/ {
+	awk '/^[ \t]*#[ \t]*shellcheck[ \t]+disable=/ {
 		rest = $0
-		sub(/^.*#[ \t]*shellcheck[ \t]+disable=[A-Za-z0-9,-]+[ \t]*/, "", rest)
+		sub(/^[ \t]*#[ \t]*shellcheck[ \t]+disable=[A-Za-z0-9,-]+[ \t]*/, "", rest)
 		if (rest !~ /^#[ \t]*[^ \t]/) printf "%s:%d: %s\n", FILENAME, FNR, $0
 	}' "$@"
 }
@@ -25,7 +26,7 @@ expect_eq "a bare directive is found, the explained one is not" "$T/bare.sh:2: #
 
 echo "== every shellcheck disable directive says why"
 mapfile -t files < <("$TOP/tools/lint/shell-files.sh")
-n=$(cd "$TOP" && cat "${files[@]}" | grep -c 'shellcheck[[:space:]]\+disable=' || true)
+n=$(cd "$TOP" && cat "${files[@]}" | grep -c '^[[:space:]]*#[[:space:]]*shellcheck[[:space:]]\+disable=' || true)
 found=$(cd "$TOP" && bare "${files[@]}")
 if [ -n "$found" ]; then
 	while IFS= read -r line; do fail "a shellcheck directive without a reason: $line"; done <<<"$found"

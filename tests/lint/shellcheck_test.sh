@@ -1,5 +1,5 @@
 #!/bin/bash
-# shellcheck at severity warning over every shell script of the repository
+# Runs shellcheck at severity warning over every shell script of the repository
 # (tools/lint/shell-files.sh: *.sh and the shebang scripts without that
 # name), from the top so that the `# shellcheck source=` paths resolve, with
 # -x (sourced files are read): one check per script with a finding, its
