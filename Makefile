@@ -28,7 +28,7 @@ PHONY :=
 # kernel builds of check-pipeline, beside check-chroots (the chroot tarballs
 # the later stages unpack: on a new machine their mmdebstrap runs beside
 # the compiles instead of on the guest lane's critical path) and the
-# daemon's and benchmarks' stages, whose first (daemon-unit-file) builds
+# daemon's and benchmarks' stages, whose first (units) builds
 # every program. Then every
 # stage that boots a qemu guest, in one lane, so no two guests share the
 # cores (their vCPUs starved: an RCU stall), beside the host-only stages.
@@ -49,7 +49,7 @@ PHONY :=
 # in docs/developing/testing.md (in a full run, also a listed build that no
 # stage made).
 CHECK_STAGES := harness deps \
-	'pipeline|chroots,daemon-unit-file,lint,canary-ctl,daemon,daemon-san,daemon-valgrind,daemon-fuzz,bench,bench-san' \
+	'pipeline|chroots,units,lint,canary-ctl,daemon,daemon-san,daemon-valgrind,daemon-fuzz,bench,bench-san' \
 	'repo,sign,vm,canary-vm|prebuild,packages,rebase,docs,distcc,rollout' \
 	builds
 

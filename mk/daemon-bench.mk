@@ -1,6 +1,6 @@
-# mmbatchd beyond the core: the exit-drain test helper, the systemd unit check,
-# and the side-by-side benchmark against TuneD (`make bench-daemon`, not part of
-# `make check`: it prints figures, it asserts nothing).
+# mmbatchd beyond the core: the exit-drain test helper and the side-by-side
+# benchmark against TuneD (`make bench-daemon`, not part of `make check`: it
+# prints figures, it asserts nothing).
 
 MBD_HELPER_DIR := $(TOP)/tests/mmbatchd/helpers
 
@@ -12,17 +12,6 @@ MBD_HELPER_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g
 $(BIN_DIR)/mmbatchd-memtouch: $(MBD_HELPER_DIR)/exit_memtouch.c | deps-base
 	@mkdir -p $(@D) && $(CC) $(MBD_HELPER_CFLAGS) -o $@ $<
 check-daemon: $(BIN_DIR)/mmbatchd-memtouch
-
-# The daemon's --list-keys is the allowlist the unit's /proc/sys
-# ReadWritePaths= must equal, hence the binary. It builds every program
-# (tools, man): in make check the later stages, some of them side by side
-# (CHECK_STAGES), then only read them and never build one file twice at once.
-MBD_UNITS := $(addprefix $(TOP)/systemd/,mmbatchd.service mmbatch-smoke.service mmbatch-canary.service)
-
-## test: check-daemon-unit-file  systemd-analyze verify (systemd 252 and 257) + security of the three units
-PHONY += check-daemon-unit-file
-check-daemon-unit-file: tools man | deps-daemon-bench
-	@MMBATCHD=$(BIN_DIR)/mmbatchd $(TOP)/tests/units/run.sh $(MBD_UNITS)
 
 ## bench: bench-daemon  mmbatchd vs TuneD 2.20: RSS, exec-to-applied, idle wake-ups
 PHONY += bench-daemon

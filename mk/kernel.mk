@@ -19,6 +19,9 @@ ifeq ($(origin KBUILD_SIGN_PIN),command line)
 $(error KBUILD_SIGN_PIN was given on the make command line, where ps shows it to every user: pass it in the environment instead (read -rs KBUILD_SIGN_PIN && export KBUILD_SIGN_PIN; see docs/building/signing.md))
 endif
 export SRC DEBUG NR_CPUS LOCALVERSION PATCHES EXTRA_PATCHES FRAGMENTS SIGN_KEY JOBS CCACHE
+# The signing key's passphrase, distcc's hosts and a partial build's
+# targets (docs/building/signing.md, distcc.md).
+export KBUILD_SIGN_PIN DISTCC_HOSTS BUILD_TARGETS
 
 ## kernel: source  unpack the base source once, pristine (BASE=6.12|6.1 or SRC=PATH)
 PHONY += source

@@ -1,26 +1,5 @@
-# Fleet rollout: module signing with a key from outside the build (SIGN_KEY)
-# and distributed kernel builds (DISTCC_HOSTS), whose knobs live in the
-# kernel pipeline (tools/kbuild/{lib,config,build}.sh; docs/building/
-# signing.md and distcc.md), and the Ansible rollout through a fleet in
-# waves (tools/rollout/collection; docs/operating/rollout.md).
-#
-# Knobs: SIGN_KEY=PEM (private key + certificate, see docs/building/signing.md), KBUILD_SIGN_PIN
-# (its passphrase, if encrypted), DISTCC_HOSTS="host/N ...", BUILD_TARGETS.
-#
-# (One file for both, named to sort after mk/kernel.mk: mk/*.mk are included
-# in name order, and these stages run after check-pipeline.)
-
-export KBUILD_SIGN_PIN DISTCC_HOSTS BUILD_TARGETS
-
-## test: check-sign  module signing: SIGN_KEY refusals, the guest's signed modules, enforcement in a VM
-PHONY += check-sign
-check-sign: | deps-kernel deps-vm deps-rollout deps-packages
-	@$(TOP)/tests/sign/run.sh
-
-## test: check-distcc  mm/ of the 6.12 guest compiled again through two local distccd, ccache off
-PHONY += check-distcc
-check-distcc: | deps-kernel deps-rollout
-	@$(TOP)/tests/distcc/run.sh
+# The Ansible rollout of a kernel through a fleet in waves
+# (tools/rollout/collection; docs/operating/rollout.md).
 
 ## test: check-rollout  the Ansible rollout's tests that need no booted host; its VM test is a skip here
 PHONY += check-rollout

@@ -42,7 +42,7 @@ expect_match "unit: state writable" '^ReadWritePaths=/var/lib/mmbatch$' "@$unit"
 if command -v systemd-analyze > /dev/null; then
 	# only the ExecStart path may be missing on a build machine; the
 	# Documentation=man: pages are the package's, not installed here
-	# (check-daemon-unit-file verifies them against the built ones)
+	# (check-units verifies them against the built ones)
 	set +e; systemd-analyze verify --man=no "$unit" > "$T/verify.log" 2>&1; set -e
 	grep -v 'mmbatch-smoke is not executable' "$T/verify.log" > "$T/verify.rest" || true
 	expect_lines "systemd-analyze verify: no other complaints" 0 "@$T/verify.rest"

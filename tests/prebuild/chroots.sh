@@ -7,7 +7,7 @@
 # tarball) and checked:
 #  bookworm  Debian 12: apt_test, initramfs_test, the packages' chroot test,
 #            the rollout's hosts;
-#  trixie    Debian 13: check-daemon-unit-file's systemd 257, the packages'
+#  trixie    Debian 13: check-units' systemd 257, the packages'
 #            chroot-trixie test;
 #  rpmhost   Debian 12 with Debian's rpm and dnf (tests/lib/rpmhost.sh's
 #            RPMHOST_MKCHROOT_EXTRA): dnf_test and the rollout's RPM host.

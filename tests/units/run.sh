@@ -1,7 +1,7 @@
 #!/bin/bash
-# The systemd units of the mmbatchd package (`make check-daemon-unit-file`):
+# The systemd units of the mmbatchd package (`make check-units`):
 # each UNIT_FILE a timed step (tests/lib/assert.sh), selected by ONLY as
-# daemon-unit-file/NAME (e.g. ONLY=daemon-unit-file/mmbatchd.service); each
+# units/NAME (e.g. ONLY=units/mmbatchd.service); each
 # of:
 #   - `systemd-analyze verify` in a scratch root (the host's units, a stand-in
 #     for every Exec*= binary) passes without a single warning;
@@ -63,9 +63,8 @@ for unit in "$@"; do
 done
 [ -r "$files_list" ] || { echo "ERROR: units: cannot read the package list '$files_list'" >&2; exit 2; }
 
-# The stage ONLY's STAGE/TEST words are matched against (default
-# daemon-unit-file).
-TEST_STAGE=${TEST_STAGE:-daemon-unit-file}
+# The stage ONLY's STAGE/TEST words are matched against (default units).
+TEST_STAGE=${TEST_STAGE:-units}
 # shellcheck disable=SC2034 # read by tests/lib/assert.sh
 TEST_NAME=$TEST_STAGE
 # shellcheck source=../lib/assert.sh
