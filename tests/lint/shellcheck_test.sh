@@ -37,4 +37,8 @@ while IFS= read -r f; do
 $(grep "^$(re_quote "$f"):" "$T/findings" | sed 's/^/    /')"
 	bad=1
 done < <(cut -d: -f1 "$T/findings" | grep -v '^$' | LC_ALL=C sort -u)
-[ $bad = 1 ] || [ "$rc" != 0 ] || pass "shellcheck -S warning: the ${#files[@]} shell scripts have no finding"
+if [ $bad = 0 ] && [ "$rc" = 0 ]; then
+	pass "shellcheck -S warning: the ${#files[@]} shell scripts have no finding"
+elif [ $bad = 0 ] && [ "$rc" = 1 ]; then
+	fail "shellcheck -S warning exited 1 but named no file: $(head -n 3 "$T/findings")"
+fi
