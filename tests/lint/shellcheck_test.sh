@@ -33,8 +33,11 @@ rc=0; lint "${files[@]}" >"$T/findings" 2>&1 || rc=$?
 case $rc in 0 | 1) ;; *) fail "shellcheck itself failed (exit $rc): $(head -n 3 "$T/findings")" ;; esac
 bad=0
 while IFS= read -r f; do
-	fail "shellcheck -S warning: $f: $(grep -c "^$(re_quote "$f"):" "$T/findings") finding(s):
-$(grep "^$(re_quote "$f"):" "$T/findings" | sed 's/^/    /')"
+	# The file's own lines, by an exact compare of the first field (a
+	# path is no pattern).
+	lines=$(awk -F: -v f="$f" '$1 == f' "$T/findings")
+	fail "shellcheck -S warning: $f: $(grep -c '' <<<"$lines") finding(s):
+$(sed 's/^/    /' <<<"$lines")"
 	bad=1
 done < <(cut -d: -f1 "$T/findings" | grep -v '^$' | LC_ALL=C sort -u)
 if [ $bad = 0 ] && [ "$rc" = 0 ]; then
